@@ -1,0 +1,74 @@
+// The only module that opens Prisma clients. One writer connection, used solely through
+// interactive transactions that take SQLite's write lock first; one read-only
+// connection for everything else, which can only ever see committed data.
+import { PrismaBetterSqlite3 } from '@prisma/adapter-better-sqlite3';
+import { type Prisma, PrismaClient } from '../generated/prisma/client.js';
+import { migrateDatabase } from './migrate.js';
+
+export type { Category, Event, Item } from '../generated/prisma/client.js';
+export type { EventType, ItemStatus } from '../generated/prisma/enums.js';
+
+/** The client a write transaction gets. Never escapes the transaction callback. */
+export type WriteTx = Prisma.TransactionClient;
+/** Read-only access; it cannot write (SQLite opens the file read-only). */
+export type Reader = Omit<PrismaClient, '$transaction' | '$connect' | '$disconnect' | '$extends'>;
+
+export interface DatabaseOptions {
+  file: string;
+  busyTimeoutMs?: number;
+  synchronous?: 'NORMAL' | 'FULL';
+  /** Longest an interactive transaction may wait for this process's writer connection. */
+  maxWaitMs?: number;
+}
+
+export interface Database {
+  readonly file: string;
+  /** Runs `work` as one interactive transaction holding SQLite's write lock from its first statement. */
+  write<T>(work: (tx: WriteTx) => Promise<T>): Promise<T>;
+  readonly read: Reader;
+  close(): Promise<void>;
+}
+
+const TIMESTAMPS = { timestampFormat: 'unixepoch-ms' } as const;
+
+/**
+ * A write statement that changes nothing but makes SQLite take the RESERVED lock.
+ * The adapter only issues a deferred BEGIN; a transaction that reads first and writes
+ * later can fail with SQLITE_BUSY_SNAPSHOT when another process commits in between,
+ * whatever the busy timeout. Taking the lock up front makes it wait instead.
+ */
+const TAKE_WRITE_LOCK = 'UPDATE "Category" SET "name" = "name" WHERE 0';
+
+/** Creates and migrates the file if needed, then opens the writer and reader clients. */
+export async function openDatabase(options: DatabaseOptions): Promise<Database> {
+  const busyTimeoutMs = options.busyTimeoutMs ?? 10_000;
+  migrateDatabase(options.file, { busyTimeoutMs });
+
+  const writer = new PrismaClient({
+    adapter: new PrismaBetterSqlite3({ url: options.file, timeout: busyTimeoutMs }, TIMESTAMPS),
+  });
+  const reader = new PrismaClient({
+    adapter: new PrismaBetterSqlite3({ url: options.file, timeout: busyTimeoutMs, readonly: true }, TIMESTAMPS),
+  });
+  // Per-connection settings; the adapter has no hook for them, and no transaction is open yet.
+  await writer.$executeRawUnsafe('PRAGMA foreign_keys = ON');
+  await writer.$executeRawUnsafe(`PRAGMA synchronous = ${options.synchronous ?? 'FULL'}`);
+  await reader.$queryRawUnsafe('PRAGMA query_only = ON');
+
+  const maxWait = options.maxWaitMs ?? 15_000;
+  return {
+    file: options.file,
+    read: reader,
+    write: (work) =>
+      writer.$transaction(
+        async (tx) => {
+          await tx.$executeRawUnsafe(TAKE_WRITE_LOCK);
+          return work(tx);
+        },
+        { maxWait, timeout: maxWait + busyTimeoutMs },
+      ),
+    async close() {
+      await Promise.all([writer.$disconnect(), reader.$disconnect()]);
+    },
+  };
+}

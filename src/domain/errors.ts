@@ -1,0 +1,41 @@
+// Coded domain errors: the expected failures of every operation, named as in seed A.
+
+/**
+ * Every expected failure has one of these codes. The first group keeps seed A's
+ * names and meanings; the rest cover what seed A had no operation for.
+ */
+export const ERROR_CODES = {
+  INVALID_TEXT: 'Text input is empty, too long, padded with whitespace or contains control characters.',
+  INVALID_TOKEN: 'The lease token is not 20–200 characters of A–Z, a–z, 0–9, "-" or "_".',
+  UNKNOWN_CATEGORY: 'The category is not an allowed category.',
+  DUPLICATE_ITEM: 'An item with this (batchId, recordId) already exists.',
+  DUPLICATE_CATEGORY: 'The category already exists, or is listed twice.',
+  CLAIM_NOT_FOUND: 'No pending item holds this token: never issued, released, decided, or replaced by a re-claim.',
+  CLAIM_EXPIRED: 'The token is still recorded but its lease has lapsed.',
+  CATEGORY_REQUIRED: 'A CORRECTED decision needs a category.',
+  UNEXPECTED_CATEGORY: 'ACCEPTED and REJECTED decisions take no category.',
+  CATEGORY_UNCHANGED: 'A CORRECTED decision must name a category different from the proposal.',
+  ITEM_NOT_FOUND: 'No item has this id or (batchId, recordId).',
+  CLAIM_CONFLICT: 'The item was claimed by someone else while this claim ran.',
+  DECISION_CONFLICT: 'The item changed while this decision ran.',
+  LEASE_OUT_OF_RANGE: 'leaseSeconds must be a whole number from 30 to 3600.',
+  CATEGORY_RETIRED: 'The category is retired: it stays on old items but cannot be used again.',
+  CATEGORY_NOT_FOUND: 'No category has this name.',
+  TOO_MANY_ITEMS: 'A single call may add at most 500 items.',
+  INVALID_ARGUMENT: 'An argument is outside its documented range.',
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+/** An expected, user-facing failure. `field` names the input that broke the rule. */
+export class DomainError extends Error {
+  readonly code: ErrorCode;
+  readonly field: string | null;
+
+  constructor(code: ErrorCode, message: string, field: string | null = null) {
+    super(message);
+    this.name = 'DomainError';
+    this.code = code;
+    this.field = field;
+  }
+}

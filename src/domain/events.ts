@@ -1,0 +1,16 @@
+// The event catalogue: every state change the history records, with its details shape.
+
+export const EVENT_TYPES = {
+  CATEGORY_ADDED: 'A category became available for new items.',
+  CATEGORY_RETIRED: 'A category stopped being available for new items; old items keep it.',
+  ITEM_ADDED: 'A review item entered the queue.',
+  LEASE_CLAIMED: 'A reviewer took a lease on an item (possibly replacing a lapsed lease).',
+  LEASE_RENEWED: "The holder reset the lease's expiry to now + leaseSeconds.",
+  LEASE_RELEASED: 'The holder gave the item back without a decision.',
+  ITEM_DECIDED: 'The holder recorded a decision; the lease ended with it.',
+} as const;
+
+export type EventType = keyof typeof EVENT_TYPES;
+
+/** Type-specific details stored with each event. Never contains a lease token. */
+export type EventDetails = Record<string, string | number | boolean | null>;

@@ -1,0 +1,63 @@
+// The Pothos schema builder: plugins, scalars and the shared error types.
+import SchemaBuilder from '@pothos/core';
+import ErrorsPlugin from '@pothos/plugin-errors';
+import RelayPlugin from '@pothos/plugin-relay';
+import { DateTimeResolver, JSONObjectResolver } from 'graphql-scalars';
+import { DomainError, ERROR_CODES } from '../domain/errors.js';
+import type { GraphQLContext } from './context.js';
+
+export const builder = new SchemaBuilder<{
+  Context: GraphQLContext;
+  DefaultFieldNullability: false;
+  Scalars: {
+    DateTime: { Input: Date; Output: Date };
+    JSONObject: { Input: Record<string, unknown>; Output: Record<string, unknown> };
+  };
+}>({
+  defaultFieldNullability: false,
+  plugins: [ErrorsPlugin, RelayPlugin],
+  relay: {
+    clientMutationId: 'omit',
+    cursorType: 'String',
+    nodeQueryOptions: { description: 'Fetches any object by its global id; null when it does not exist.' },
+    nodesQueryOptions: { description: 'Fetches objects by their global ids, in the same order; null for each that does not exist.' },
+  },
+  errors: { directResult: true },
+});
+
+builder.addScalarType('DateTime', DateTimeResolver, {
+  description: 'An instant in UTC, as an ISO-8601 string with milliseconds (e.g. 2026-11-30T09:00:00.000Z).',
+});
+builder.addScalarType('JSONObject', JSONObjectResolver, { description: 'A JSON object.' });
+
+builder.queryType({ description: 'Read the review queue, its items and their history.' });
+builder.mutationType({ description: 'Change the review queue. Expected failures come back as `UserError` in the result union.' });
+
+export const ErrorCodeEnum = builder.enumType('ErrorCode', {
+  description: 'Why an operation was refused. The first codes keep seed A’s names and meanings.',
+  values: Object.fromEntries(Object.entries(ERROR_CODES).map(([code, description]) => [code, { description }])) as Record<
+    keyof typeof ERROR_CODES,
+    { description: string }
+  >,
+});
+
+export const ErrorInterface = builder.interfaceRef<DomainError>('Error').implement({
+  description: 'Anything that went wrong in a way the caller can act on.',
+  fields: (t) => ({
+    message: t.exposeString('message', { description: 'What happened and what to do next, in English.' }),
+  }),
+});
+
+builder.objectType(DomainError, {
+  name: 'UserError',
+  description: 'An expected refusal: the input broke a rule or the item is not in a state that allows the operation.',
+  interfaces: [ErrorInterface],
+  isTypeOf: (value) => value instanceof DomainError,
+  fields: (t) => ({
+    code: t.field({ type: ErrorCodeEnum, description: 'Stable code to branch on.', resolve: (error) => error.code }),
+    field: t.exposeString('field', {
+      nullable: true,
+      description: 'The input field that broke the rule (e.g. `reason` or `items[3].batchId`), if one did.',
+    }),
+  }),
+});

@@ -1,0 +1,19 @@
+// The per-request context shared by HTTP and WebSocket operations.
+import type { Actor, ServiceDeps } from '../services/context.js';
+
+export interface GraphQLContext extends ServiceDeps {
+  requestId: string;
+  /**
+   * Who is acting. Until authentication arrives this is the name a caller gives
+   * (seed A's `--reviewer`), or the `X-Leasehold-Actor` header for other changes.
+   * Every mutation takes its actor from here and nowhere else.
+   */
+  actor(claimedName?: string | null): Actor;
+}
+
+const ACTOR_HEADER = 'x-leasehold-actor';
+
+export function actorResolver(headers: Headers | undefined): GraphQLContext['actor'] {
+  const fromHeader = headers?.get(ACTOR_HEADER) ?? null;
+  return (claimedName) => ({ name: claimedName ?? fromHeader ?? 'anonymous' });
+}

@@ -1,0 +1,72 @@
+// Query root fields: lookups, filtered lists, categories, history and the server clock.
+import { DomainError } from '../domain/errors.js';
+import { findItemByKey, listCategories, listEvents, listItems } from '../services/queries.js';
+import { builder } from './builder.js';
+import { resolveConnection } from './pagination.js';
+import { CategoryRef } from './types/category.js';
+import { ClaimStateEnum, EventConnection, EventRef, EventTypeEnum, ItemRef, ItemStatusEnum } from './types/refs.js';
+
+const ItemFilterInput = builder.inputType('ItemFilter', {
+  description: 'Narrows an item list. All given conditions must hold.',
+  fields: (t) => ({
+    status: t.field({ type: ItemStatusEnum, description: 'Only items with this status.' }),
+    claimState: t.field({ type: ClaimStateEnum, description: 'Only items in this claim state (server clock).' }),
+    batchId: t.string({ description: 'Only items of this batch.' }),
+    holder: t.string({ description: 'Only items this reviewer holds under an unexpired lease.' }),
+    createdAfter: t.field({ type: 'DateTime', description: 'Only items created at or after this instant.' }),
+    createdBefore: t.field({ type: 'DateTime', description: 'Only items created before this instant.' }),
+  }),
+});
+
+const EventFilterInput = builder.inputType('EventFilter', {
+  description: 'Narrows the history.',
+  fields: (t) => ({
+    types: t.field({ type: [EventTypeEnum], description: 'Only events of these types.' }),
+    afterSequence: t.int({ description: 'Only events with a sequence greater than this one.' }),
+  }),
+});
+
+builder.queryFields((t) => ({
+  serverTime: t.field({
+    type: 'DateTime',
+    description: 'The server clock, the only clock leases follow. Show countdowns against this, not the client clock.',
+    resolve: (_root, _args, context) => context.clock.now(),
+  }),
+  item: t.field({
+    type: ItemRef,
+    description: 'Looks an item up by its natural key. ITEM_NOT_FOUND when there is none.',
+    errors: { types: [DomainError], union: { name: 'ItemLookupResult' } },
+    args: {
+      batchId: t.arg.string({ required: true, description: 'The batch id (1–100 characters).' }),
+      recordId: t.arg.string({ required: true, description: 'The record id (1–100 characters).' }),
+    },
+    resolve: (_root, args, context) => findItemByKey(context, args.batchId, args.recordId),
+  }),
+  items: t.connection(
+    {
+      type: ItemRef,
+      description: 'Items in the order they were added, optionally filtered (page size 0–100, default 20).',
+      args: { filter: t.arg({ type: ItemFilterInput, description: 'Conditions every listed item meets.' }) },
+      resolve: (_root, args, context) => resolveConnection(args, (page) => listItems(context, args.filter ?? {}, page)),
+    },
+    { name: 'ItemConnection', description: 'A page of items.' },
+    { name: 'ItemEdge', description: 'One item in a page.' },
+  ),
+  events: t.connection(
+    {
+      type: EventRef,
+      description: 'The whole history, oldest first (page size 0–100, default 20).',
+      args: { filter: t.arg({ type: EventFilterInput, description: 'Conditions every listed event meets.' }) },
+      resolve: (_root, args, context) => resolveConnection(args, (page) => listEvents(context, args.filter ?? {}, page)),
+    },
+    EventConnection,
+  ),
+  categories: t.field({
+    type: [CategoryRef],
+    description: 'Categories by name; retired ones only when asked for.',
+    args: {
+      includeRetired: t.arg.boolean({ defaultValue: false, required: true, description: 'Also list retired categories.' }),
+    },
+    resolve: (_root, args, context) => listCategories(context, args.includeRetired),
+  }),
+}));

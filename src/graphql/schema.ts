@@ -1,0 +1,15 @@
+// Assembles the GraphQL schema from the Pothos types.
+import { lexicographicSortSchema, printSchema } from 'graphql';
+import { builder } from './builder.js';
+import './types/category.js';
+import './types/event.js';
+import './types/item.js';
+import './queries.js';
+import './mutations.js';
+
+export const schema = builder.toSchema();
+
+/** The committed `schema.graphql`: sorted so diffs show real changes only. */
+export function printSortedSchema(): string {
+  return `${printSchema(lexicographicSortSchema(schema))}\n`;
+}

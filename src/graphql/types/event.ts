@@ -1,0 +1,58 @@
+// GraphQL shape of the append-only history.
+import { findEventsByIds, findItemsByIds } from '../../services/queries.js';
+import { builder } from '../builder.js';
+import { EventRef, EventTypeEnum, ItemRef, ItemStatusEnum } from './refs.js';
+
+builder.node(EventRef, {
+  description: 'One recorded change. Events are never altered or removed (the database refuses).',
+  id: { resolve: (event) => event.id },
+  isTypeOf: (value) => typeof value === 'object' && value !== null && 'occurredAt' in value && 'details' in value,
+  loadMany: async (ids, context) => {
+    const numeric = ids.map((id) => Number(id));
+    const found = await findEventsByIds(
+      context,
+      numeric.filter((id) => Number.isSafeInteger(id)),
+    );
+    const byId = new Map(found.map((event) => [event.id, event]));
+    return numeric.map((id) => byId.get(id) ?? null);
+  },
+  fields: (t) => ({
+    sequence: t.exposeInt('id', {
+      description: 'Position in the history: strictly increasing, never reused. Resume subscriptions after it.',
+    }),
+    type: t.field({ type: EventTypeEnum, description: 'What happened.', resolve: (event) => event.type }),
+    occurredAt: t.expose('occurredAt', { type: 'DateTime', description: 'Server time of the change.' }),
+    actor: t.exposeString('actor', { description: 'Who made the change.' }),
+    item: t.field({
+      type: ItemRef,
+      nullable: true,
+      description: 'The item changed, for item events (its current state, not as it was then).',
+      resolve: async (event, _args, context) =>
+        event.itemId === null ? null : ((await findItemsByIds(context, [event.itemId]))[0] ?? null),
+    }),
+    categoryName: t.exposeString('categoryName', { nullable: true, description: 'The category changed, for category events.' }),
+    fromStatus: t.field({
+      type: ItemStatusEnum,
+      nullable: true,
+      description: 'Item status before the change, when the status changed.',
+      resolve: (event) => event.fromStatus,
+    }),
+    toStatus: t.field({
+      type: ItemStatusEnum,
+      nullable: true,
+      description: 'Item status after the change, when the status changed.',
+      resolve: (event) => event.toStatus,
+    }),
+    leaseExpiresAt: t.expose('leaseExpiresAt', {
+      type: 'DateTime',
+      nullable: true,
+      description: 'The lease expiry right after the change (null when no lease remains).',
+    }),
+    itemVersion: t.exposeInt('itemVersion', { nullable: true, description: 'The item version this change produced.' }),
+    details: t.field({
+      type: 'JSONObject',
+      description: 'Type-specific details (see docs/domain.md). Never contains a lease token.',
+      resolve: (event) => JSON.parse(event.details) as Record<string, unknown>,
+    }),
+  }),
+});

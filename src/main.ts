@@ -1,0 +1,44 @@
+// Start-up: configuration, database, server, and a graceful stop on SIGINT/SIGTERM.
+import { createApp } from './app.js';
+import { ConfigError, loadConfig } from './config.js';
+import { openDatabase } from './db/client.js';
+import { systemClock } from './domain/clock.js';
+import { createLogger } from './logger.js';
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const logger = createLogger(config.logLevel);
+  const db = await openDatabase({
+    file: config.databaseFile,
+    busyTimeoutMs: config.busyTimeoutMs,
+    synchronous: config.synchronous,
+  });
+  const app = createApp({ db, clock: systemClock, config, logger });
+  const url = await app.start();
+  logger.info({ url: `${url}/graphql`, database: config.databaseFile }, `Leasehold is listening; GraphiQL at ${url}/graphql`);
+
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down: finishing in-flight requests');
+    app.stop().then(
+      () => {
+        logger.info('stopped');
+        process.exit(0);
+      },
+      (error: unknown) => {
+        logger.error({ err: error }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+}
+
+main().catch((error: unknown) => {
+  const message = error instanceof ConfigError ? error.message : 'Leasehold failed to start.';
+  process.stderr.write(`${JSON.stringify({ level: 'fatal', msg: message, error: String(error) })}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,44 @@
+// Category administration: set up and add categories, retire them.
+import type { Category } from '../db/client.js';
+import { DomainError } from '../domain/errors.js';
+import { LIMITS, validateText } from '../domain/validation.js';
+import type { Actor, ServiceDeps } from './context.js';
+import { recordEvent } from './event-log.js';
+
+/** Adds one or more new categories at once; all or nothing. */
+export async function addCategories(deps: ServiceDeps, actor: Actor, names: readonly string[]): Promise<Category[]> {
+  if (names.length === 0 || names.length > LIMITS.maxCategoriesPerCall) {
+    throw new DomainError('INVALID_ARGUMENT', `Pass 1 to ${LIMITS.maxCategoriesPerCall} category names.`, 'names');
+  }
+  const valid = names.map((name, index) => validateText(name, `names[${index}]`, LIMITS.category));
+  if (new Set(valid).size !== valid.length) {
+    throw new DomainError('DUPLICATE_CATEGORY', 'The same category is listed more than once.', 'names');
+  }
+  return deps.db.write(async (tx) => {
+    const now = deps.clock.now();
+    const existing = await tx.category.findMany({ where: { name: { in: valid } }, select: { name: true } });
+    if (existing.length > 0) {
+      throw new DomainError('DUPLICATE_CATEGORY', `Category "${existing[0]?.name}" already exists.`, 'names');
+    }
+    const created: Category[] = [];
+    for (const name of valid) {
+      created.push(await tx.category.create({ data: { name, createdAt: now, createdBy: actor.name } }));
+      await recordEvent(tx, { type: 'CATEGORY_ADDED', actor: actor.name, at: now, categoryName: name });
+    }
+    return created;
+  });
+}
+
+/** Retires a category: it stays on the items that use it but can no longer be proposed or chosen. */
+export async function retireCategory(deps: ServiceDeps, actor: Actor, rawName: string): Promise<Category> {
+  const name = validateText(rawName, 'name', LIMITS.category);
+  return deps.db.write(async (tx) => {
+    const now = deps.clock.now();
+    const category = await tx.category.findUnique({ where: { name } });
+    if (!category) throw new DomainError('CATEGORY_NOT_FOUND', `No category is named "${name}".`, 'name');
+    if (category.retiredAt) throw new DomainError('CATEGORY_RETIRED', `Category "${name}" is already retired.`, 'name');
+    const retired = await tx.category.update({ where: { name }, data: { retiredAt: now, retiredBy: actor.name } });
+    await recordEvent(tx, { type: 'CATEGORY_RETIRED', actor: actor.name, at: now, categoryName: name });
+    return retired;
+  });
+}

@@ -1,0 +1,80 @@
+// Starts the real app (HTTP server, SQLite file, injected clock) for a test file.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Writable } from 'node:stream';
+import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
+import { print } from 'graphql';
+import { createApp } from '../../src/app.js';
+import { type Database, openDatabase } from '../../src/db/client.js';
+import { ManualClock } from '../../src/domain/clock.js';
+import { createLogger } from '../../src/logger.js';
+
+export interface TestServer {
+  url: string;
+  clock: ManualClock;
+  db: Database;
+  file: string;
+  /** Every log line the server wrote, raw. */
+  logs: string[];
+  gql<TResult, TVariables>(
+    document: TypedDocumentNode<TResult, TVariables>,
+    variables?: TVariables,
+    headers?: Record<string, string>,
+  ): Promise<{ data?: TResult; errors?: { message: string; extensions?: Record<string, unknown> }[] }>;
+  stop(): Promise<void>;
+}
+
+export function tempDatabaseFile(): { file: string; cleanup(): void } {
+  const dir = mkdtempSync(path.join(tmpdir(), 'leasehold-test-'));
+  return { file: path.join(dir, 'test.db'), cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+export async function postGraphQL(
+  url: string,
+  query: string,
+  variables?: unknown,
+  headers: Record<string, string> = {},
+): Promise<Response> {
+  return fetch(`${url}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify({ query, variables }),
+  });
+}
+
+export async function startTestServer(options: { file?: string; start?: number } = {}): Promise<TestServer> {
+  const temp = options.file ? null : tempDatabaseFile();
+  const file = options.file ?? (temp as { file: string }).file;
+  const clock = new ManualClock(options.start ?? Date.UTC(2026, 10, 30, 9, 0, 0));
+  const logs: string[] = [];
+  const sink = new Writable({
+    write(chunk, _encoding, done) {
+      logs.push(String(chunk));
+      done();
+    },
+  });
+  const db = await openDatabase({ file, synchronous: 'NORMAL' });
+  const app = createApp({
+    db,
+    clock,
+    config: { host: '127.0.0.1', port: 0, graphiql: true, shutdownTimeoutMs: 2_000 },
+    logger: createLogger('debug', sink),
+  });
+  const url = await app.start();
+  return {
+    url,
+    clock,
+    db,
+    file,
+    logs,
+    async gql(document, variables, headers) {
+      const response = await postGraphQL(url, print(document), variables, headers);
+      return (await response.json()) as never;
+    },
+    async stop() {
+      await app.stop();
+      temp?.cleanup();
+    },
+  };
+}
