@@ -11,6 +11,7 @@ import type { Clock } from './domain/clock.js';
 import { DomainError } from './domain/errors.js';
 import { actorResolver, type GraphQLContext } from './graphql/context.js';
 import { schema } from './graphql/schema.js';
+import { TUTORIAL_DOCUMENT } from './graphql/tutorial.js';
 import { type Logger, requestScope } from './logger.js';
 
 export interface AppOptions {
@@ -86,7 +87,7 @@ export function createApp(options: AppOptions): App {
     graphqlEndpoint: '/graphql',
     healthCheckEndpoint: '/health',
     landingPage: false,
-    graphiql: config.graphiql ? { title: 'Leasehold', defaultQuery: '{ serverTime }' } : false,
+    graphiql: config.graphiql ? { title: 'Leasehold', defaultQuery: TUTORIAL_DOCUMENT } : false,
     renderGraphiQL,
     maskedErrors: { maskError: maskError(logger) },
     logging: {

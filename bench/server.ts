@@ -1,0 +1,85 @@
+// The server under test: built once, spawned as `node dist/main.js` on a free loopback port.
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import net from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { getStatus } from './http.js';
+
+export const ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+export function build(): void {
+  const result = spawnSync('npm', ['run', 'build', '--silent'], { cwd: ROOT, stdio: 'inherit' });
+  if (result.status !== 0) throw new Error(`npm run build failed (exit ${result.status})`);
+}
+
+/** A port the kernel just handed out on 127.0.0.1 (released again before the server binds it). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = net.createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const address = probe.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+export interface ServerOptions {
+  databaseFile: string;
+  synchronous: 'NORMAL' | 'FULL';
+  /** Extra node flags, e.g. --cpu-prof. */
+  nodeFlags?: string[];
+}
+
+export interface RunningServer {
+  port: number;
+  /** Lines the server wrote (LOG_LEVEL=warn, so any line is a warning or an error). */
+  logs: string[];
+  stop(): Promise<number | null>;
+}
+
+export async function startServer(options: ServerOptions): Promise<RunningServer> {
+  const port = await freePort();
+  const child: ChildProcess = spawn(process.execPath, [...(options.nodeFlags ?? []), 'dist/main.js'], {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      NODE_ENV: 'production',
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      DATABASE_URL: `file:${options.databaseFile}`,
+      LOG_LEVEL: 'warn',
+      SQLITE_SYNCHRONOUS: options.synchronous,
+      GRAPHIQL: 'false',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const logs: string[] = [];
+  const collect = (chunk: Buffer) => {
+    for (const line of chunk.toString('utf8').split('\n')) if (line.trim() !== '') logs.push(line);
+  };
+  child.stdout?.on('data', collect);
+  child.stderr?.on('data', collect);
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+
+  const deadline = Date.now() + 30_000;
+  while ((await getStatus(port, '/ready')) !== 200) {
+    if (child.exitCode !== null) throw new Error(`server exited during start-up:\n${logs.join('\n')}`);
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`server not ready after 30 s:\n${logs.join('\n')}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return {
+    port,
+    logs,
+    async stop() {
+      if (child.exitCode === null) child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+      const code = await exited;
+      clearTimeout(timer);
+      return code;
+    },
+  };
+}
