@@ -35,6 +35,12 @@ function currentRequestId(): string {
   return requestScope.getStore()?.requestId ?? 'none';
 }
 
+/** GraphQL's own errors (syntax, validation, variable coercion) are the client's to see. */
+function isGraphQLErrorAllTheWayDown(error: unknown): boolean {
+  if (!(error instanceof GraphQLError)) return false;
+  return error.originalError == null || isGraphQLErrorAllTheWayDown(error.originalError);
+}
+
 /** Expected failures keep their code; anything else is logged and replaced by a request id. */
 function maskError(logger: Logger) {
   return (error: unknown, message: string): Error => {
@@ -45,7 +51,15 @@ function maskError(logger: Logger) {
         extensions: { code: original.code, field: original.field },
       });
     }
-    if (error instanceof GraphQLError && !error.originalError) return error;
+    if (error instanceof GraphQLError && isGraphQLErrorAllTheWayDown(error)) {
+      if (error.extensions.code) return error;
+      // e.g. a variable of the wrong type: the caller's mistake, so it gets a code like every other one.
+      return new GraphQLError(error.message, {
+        nodes: error.nodes,
+        path: error.path,
+        extensions: { ...error.extensions, code: 'BAD_USER_INPUT' },
+      });
+    }
     const requestId = currentRequestId();
     logger.error({ err: original }, 'unexpected error while executing an operation');
     return new GraphQLError(`${message} Quote request id ${requestId} when reporting it.`, {

@@ -6,6 +6,18 @@ import { DateTimeResolver, JSONObjectResolver } from 'graphql-scalars';
 import { DomainError, ERROR_CODES } from '../domain/errors.js';
 import type { GraphQLContext } from './context.js';
 
+const NODE_TYPES = new Set(['Item', 'Event']);
+
+/** Global ids are base64("Type:id"); anything else is the caller's mistake, not a server fault. */
+function decodeGlobalId(globalId: string): { typename: string; id: string } {
+  const decoded = Buffer.from(globalId, 'base64').toString('utf8');
+  const match = /^([A-Za-z]+):(\d{1,15})$/.exec(decoded);
+  if (!match?.[1] || !match[2] || !NODE_TYPES.has(match[1])) {
+    throw new DomainError('INVALID_ARGUMENT', `"${globalId.slice(0, 64)}" is not an id this API issued.`, 'id');
+  }
+  return { typename: match[1], id: match[2] };
+}
+
 export const builder = new SchemaBuilder<{
   Context: GraphQLContext;
   DefaultFieldNullability: false;
@@ -19,6 +31,7 @@ export const builder = new SchemaBuilder<{
   relay: {
     clientMutationId: 'omit',
     cursorType: 'String',
+    decodeGlobalID: decodeGlobalId,
     nodeQueryOptions: { description: 'Fetches any object by its global id; null when it does not exist.' },
     nodesQueryOptions: { description: 'Fetches objects by their global ids, in the same order; null for each that does not exist.' },
   },
