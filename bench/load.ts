@@ -264,15 +264,14 @@ export async function seedCategories(port: number, names: string[]): Promise<voi
   const client = graphqlClient(port, 1);
   try {
     const reply = await client.post(
-      gqlBody(
-        'mutation($names: [String!]!) { addCategories(input: { names: $names }) { __typename ... on UserError { code message } } }',
-        { names },
-      ),
+      gqlBody('mutation($names: [String!]!) { addCategories(input: { names: $names }) { __typename ... on UserError { code message } } }', {
+        names,
+      }),
       ACTOR,
     );
     const errors = noErrors();
     const result = rootField(reply, 'addCategories', errors);
-    if (!result || result.__typename !== 'AddCategoriesPayload') throw new Error(`addCategories failed: ${reply.body}`);
+    if (result?.__typename !== 'AddCategoriesPayload') throw new Error(`addCategories failed: ${reply.body}`);
   } finally {
     client.close();
   }
@@ -309,7 +308,8 @@ export async function seedItems(port: number, state: SeedState, count: number): 
       const reply = await client.post(gqlBody(ADD_ITEMS, { items }), ACTOR);
       const errors = noErrors();
       const result = rootField(reply, 'addItems', errors);
-      if (!result || result.addedCount !== size || result.refusedCount !== 0) throw new Error(`addItems failed: ${reply.body.slice(0, 500)}`);
+      if (!result || result.addedCount !== size || result.refusedCount !== 0)
+        throw new Error(`addItems failed: ${reply.body.slice(0, 500)}`);
       state.added += size;
       left -= size;
     }

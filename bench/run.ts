@@ -1,0 +1,288 @@
+// npm run bench [-- --quick] [--write|--no-write] [--profile] [--duration=S] [--warmup=S] [--clients=1,8,64] [--keep]
+//
+// In one run, side by side, per client count: GraphQL no-op queries/s and review cycles/s over HTTP
+// against a freshly built `node dist/main.js`, and the same cycle on raw better-sqlite3.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { loadConfig } from '../src/config.js';
+import {
+  addErrors,
+  type CellTiming,
+  cycleCell,
+  noErrors,
+  noopCell,
+  type SeedState,
+  seedCategories,
+  seedItems,
+  totalErrors,
+} from './load.js';
+import { connectProfiler, inspectorUrl, summariseProfile } from './profile.js';
+import { openRawBench } from './raw.js';
+import {
+  describeMachine,
+  errorLine,
+  latencyTable,
+  mainTable,
+  type Report,
+  type Row,
+  ratios,
+  renderMarkdown,
+  TARGET,
+  type Verification,
+} from './report.js';
+import { build, ROOT, type RunningServer, startServer } from './server.js';
+
+interface Options {
+  quick: boolean;
+  write: boolean;
+  profile: boolean;
+  keep: boolean;
+  warmupMs: number;
+  durationMs: number;
+  clients: number[];
+  profileSeconds: number;
+}
+
+function parseOptions(argv: string[]): Options {
+  const flag = (name: string) => argv.includes(`--${name}`);
+  const value = (name: string) => argv.find((arg) => arg.startsWith(`--${name}=`))?.slice(name.length + 3);
+  const known = /^--(quick|write|no-write|profile|keep|duration=.+|warmup=.+|clients=.+|profile-seconds=.+)$/;
+  const unknown = argv.filter((arg) => !known.test(arg));
+  if (unknown.length > 0) throw new Error(`unknown argument(s): ${unknown.join(' ')}`);
+  const quick = flag('quick');
+  const seconds = (name: string, fallback: number) => {
+    const raw = value(name);
+    const parsed = raw === undefined ? fallback : Number(raw);
+    if (!Number.isFinite(parsed) || parsed <= 0) throw new Error(`--${name} must be a positive number of seconds`);
+    return Math.round(parsed * 1000);
+  };
+  const clients = (value('clients') ?? '1,8,64').split(',').map(Number);
+  if (clients.some((c) => !Number.isInteger(c) || c < 1 || c > 1000)) throw new Error('--clients must be a list of whole numbers 1–1000');
+  return {
+    quick,
+    write: flag('write') || (!quick && !flag('no-write')),
+    profile: flag('profile'),
+    keep: flag('keep'),
+    warmupMs: seconds('warmup', quick ? 0.2 : 1),
+    durationMs: seconds('duration', quick ? 0.5 : 5),
+    clients,
+    profileSeconds: seconds('profile-seconds', quick ? 1 : 5) / 1000,
+  };
+}
+
+const log = (message: string) => process.stdout.write(`${message}\n`);
+const round = (value: number) => Math.round(value).toLocaleString('en-US');
+
+/** Makes sure at least `needed` pending items are left in the server's queue. */
+async function topUp(port: number, seed: SeedState, decided: number, needed: number): Promise<void> {
+  const pending = seed.added - decided;
+  if (pending >= needed) return;
+  const count = Math.ceil((needed - pending) / 500) * 500;
+  const started = performance.now();
+  await seedItems(port, seed, count);
+  log(
+    `  seeded ${round(count)} items in ${((performance.now() - started) / 1000).toFixed(1)} s (queue: ${round(seed.added - decided)} pending)`,
+  );
+}
+
+/** How many items a cycle cell at `rate` cycles/s may use, with margin. */
+function itemsFor(rate: number, timing: CellTiming): number {
+  return Math.ceil((rate * (timing.warmupMs + timing.durationMs) * 1.3) / 1000) + 4 * timing.concurrency + 200;
+}
+
+function verifyServerFile(file: string, seed: SeedState, decided: number, claimedIds: number): Verification[] {
+  const db = new Database(file, { readonly: true });
+  try {
+    const count = (sql: string) => (db.prepare(sql).get() as { n: number }).n;
+    const accepted = count(`SELECT count(*) AS n FROM "Item" WHERE "status" = 'ACCEPTED'`);
+    const items = count(`SELECT count(*) AS n FROM "Item"`);
+    const pending = count(`SELECT count(*) AS n FROM "Item" WHERE "status" = 'PENDING'`);
+    const leased = count(`SELECT count(*) AS n FROM "Item" WHERE "leaseTokenHash" IS NOT NULL`);
+    const claims = count(`SELECT count(*) AS n FROM "Event" WHERE "type" = 'LEASE_CLAIMED'`);
+    const decisions = count(`SELECT count(*) AS n FROM "Event" WHERE "type" = 'ITEM_DECIDED'`);
+    const integrity = (db.prepare('PRAGMA integrity_check').get() as { integrity_check: string }).integrity_check;
+    return [
+      {
+        label: 'server: no lost decision',
+        ok: accepted === decided,
+        detail: `${round(decided)} cycles acknowledged, ${round(accepted)} items ACCEPTED in the file`,
+      },
+      {
+        label: 'server: no double claim',
+        ok: claimedIds === decided,
+        detail: `${round(claimedIds)} distinct item ids claimed for ${round(decided)} cycles`,
+      },
+      {
+        label: 'server: history matches',
+        ok: claims === decided && decisions === decided,
+        detail: `${round(claims)} LEASE_CLAIMED and ${round(decisions)} ITEM_DECIDED events`,
+      },
+      { label: 'server: no lease left behind', ok: leased === 0, detail: `${leased} items still leased` },
+      {
+        label: 'server: every seeded item accounted for',
+        ok: items === seed.added && pending === seed.added - decided,
+        detail: `${round(items)} items (${round(seed.added)} seeded), ${round(pending)} still pending`,
+      },
+      { label: 'server: integrity_check', ok: integrity === 'ok', detail: integrity },
+    ];
+  } finally {
+    db.close();
+  }
+}
+
+async function main(): Promise<number> {
+  const options = parseOptions(process.argv.slice(2));
+  const command = ['npm run bench', ...(process.argv.length > 2 ? ['--', ...process.argv.slice(2)] : [])].join(' ');
+  // The server's default unless the environment overrides it; the raw run uses the same.
+  const synchronous = loadConfig({ SQLITE_SYNCHRONOUS: process.env.SQLITE_SYNCHRONOUS }).synchronous;
+  log(
+    `Leasehold bench (${options.quick ? 'quick' : 'full'}): clients ${options.clients.join(', ')}; ${options.warmupMs / 1000} s warm-up + ${options.durationMs / 1000} s per cell; synchronous=${synchronous}`,
+  );
+
+  log('building (npm run build)…');
+  build();
+  const tmp = mkdtempSync(path.join(os.tmpdir(), 'leasehold-bench-'));
+  const serverFile = path.join(tmp, 'server.db');
+  const raw = openRawBench(path.join(tmp, 'raw.db'), synchronous);
+  const machine = describeMachine(raw.sqliteVersion, tmp);
+  const date = new Date().toISOString();
+
+  let server: RunningServer | null = await startServer({ databaseFile: serverFile, synchronous });
+  const rows: Row[] = [];
+  const errors = noErrors();
+  const seed: SeedState = { added: 0, category: 'bench-accept' };
+  const claimedIds = new Set<string>();
+  let decided = 0;
+  let bestCycles = 0;
+  let serverLogLines: string[] = [];
+  let verifications: Verification[] = [];
+  let profile: Report['profile'];
+  try {
+    log(`server on 127.0.0.1:${server.port}, database ${serverFile}`);
+    await seedCategories(server.port, [seed.category]);
+
+    for (const concurrency of options.clients) {
+      const timing: CellTiming = { concurrency, warmupMs: options.warmupMs, durationMs: options.durationMs };
+      log(`\n[${concurrency} client${concurrency === 1 ? '' : 's'}]`);
+      const noop = await noopCell(server.port, timing);
+      log(`  no-op:  ${round(noop.rate)} queries/s`);
+      // A cycle is two requests, each heavier than a no-op: no-op/2 bounds the cycle rate.
+      const ceiling = noop.rate / 2;
+      await topUp(server.port, seed, decided, itemsFor(bestCycles > 0 ? Math.min(ceiling, bestCycles * 3) : ceiling, timing));
+      const cycles = await cycleCell(server.port, timing, claimedIds, `c${concurrency}`);
+      decided += cycles.completedTotal;
+      bestCycles = Math.max(bestCycles, cycles.rate);
+      log(
+        `  cycles: ${round(cycles.rate)} cycles/s (claim p50 ${cycles.latency.claim?.p50.toFixed(2)} ms, p99 ${cycles.latency.claim?.p99.toFixed(2)} ms)`,
+      );
+      const rawResult = raw.run(options.warmupMs, options.durationMs);
+      log(`  raw:    ${round(rawResult.rate)} cycles/s`);
+      addErrors(errors, noop.errors);
+      addErrors(errors, cycles.errors);
+      rows.push({ concurrency, noop, cycles, raw: { rate: rawResult.rate, errors: rawResult.errors } });
+    }
+
+    const exitCode = await server.stop();
+    serverLogLines = [...server.logs];
+    server = null;
+    verifications = verifyServerFile(serverFile, seed, decided, claimedIds.size);
+    verifications.push({ label: 'server: clean shutdown', ok: exitCode === 0, detail: `exit code ${exitCode}` });
+    const rawCheck = raw.verify();
+    verifications.push({
+      label: 'raw: no lost decision',
+      ok:
+        rawCheck.accepted === rawCheck.cyclesRun &&
+        rawCheck.claimEvents === rawCheck.cyclesRun &&
+        rawCheck.decideEvents === rawCheck.cyclesRun &&
+        rawCheck.leased === 0,
+      detail: `${round(rawCheck.cyclesRun)} cycles, ${round(rawCheck.accepted)} ACCEPTED, ${round(rawCheck.claimEvents)}/${round(rawCheck.decideEvents)} events, ${rawCheck.leased} leased`,
+    });
+
+    if (options.profile) profile = await profileServer(tmp, synchronous, options, bestCycles);
+  } finally {
+    if (server) await server.stop();
+    raw.close();
+    if (!options.keep) rmSync(tmp, { recursive: true, force: true });
+  }
+
+  const report: Report = {
+    date,
+    command,
+    mode: options.quick ? 'quick' : 'full',
+    warmupMs: options.warmupMs,
+    durationMs: options.durationMs,
+    synchronous,
+    machine,
+    rows,
+    errors,
+    verifications,
+    serverLogLines,
+    ...(profile ? { profile } : {}),
+  };
+
+  log(`\n${mainTable(rows)}\n\n${latencyTable(rows)}\n`);
+  for (const row of rows) {
+    const r = ratios(row);
+    log(
+      `${String(row.concurrency).padStart(3)} clients: cycles ÷ raw = ${(r.vsRaw * 100).toFixed(1)} %; cycles ÷ (no-op/2) = ${(r.vsNoop * 100).toFixed(1)} % (target ≥ ${TARGET * 100} %: ${r.vsNoop >= TARGET ? 'met' : 'MISSED'})`,
+    );
+  }
+  const rawErrors = rows.reduce((sum, row) => sum + row.raw.errors, 0);
+  log(`\nerrors: ${errorLine(errors)}; raw SQLite errors ${rawErrors}`);
+  for (const line of serverLogLines.slice(0, 10)) log(`server log: ${line}`);
+  for (const v of verifications) log(`${v.ok ? 'ok  ' : 'FAIL'} ${v.label}: ${v.detail}`);
+  if (profile) log(`\nprofile written to ${profile.file}; summary in ${options.write ? 'BENCHMARKS.md' : 'the output of --write'}`);
+
+  if (options.write) {
+    writeFileSync(path.join(ROOT, 'BENCHMARKS.md'), renderMarkdown(report));
+    log('wrote BENCHMARKS.md');
+  }
+  const failed = totalErrors(errors) + rawErrors > 0 || serverLogLines.length > 0 || verifications.some((v) => !v.ok);
+  if (failed) log('\nFAILED: some requests errored or a check failed (see above).');
+  return failed ? 1 : 0;
+}
+
+/** A separate server under the inspector: profile the busiest-looking cell (8 clients) for a few seconds. */
+async function profileServer(
+  tmp: string,
+  synchronous: 'NORMAL' | 'FULL',
+  options: Options,
+  bestCycles: number,
+): Promise<Report['profile']> {
+  const concurrency = 8;
+  log(`\nprofiling the server over ${options.profileSeconds} s of ${concurrency}-client review cycles…`);
+  const server = await startServer({ databaseFile: path.join(tmp, 'profile.db'), synchronous, nodeFlags: ['--inspect=127.0.0.1:0'] });
+  try {
+    const url = inspectorUrl(server.logs);
+    if (!url) throw new Error(`no inspector URL in server output:\n${server.logs.join('\n')}`);
+    const seed: SeedState = { added: 0, category: 'bench-accept' };
+    await seedCategories(server.port, [seed.category]);
+    const warm: CellTiming = { concurrency, warmupMs: 0, durationMs: 1000 };
+    const window: CellTiming = { concurrency, warmupMs: 0, durationMs: options.profileSeconds * 1000 };
+    const rate = Math.max(bestCycles, 100) * 2;
+    await topUp(server.port, seed, 0, itemsFor(rate, warm) + itemsFor(rate, window));
+    const claimed = new Set<string>();
+    await cycleCell(server.port, warm, claimed, 'warm');
+    const profiler = await connectProfiler(url);
+    await profiler.start();
+    const cell = await cycleCell(server.port, window, claimed, 'prof');
+    const cpuProfile = await profiler.stop();
+    profiler.close();
+    const file = path.join(os.tmpdir(), `leasehold-bench-${Date.now()}.cpuprofile`);
+    writeFileSync(file, JSON.stringify(cpuProfile));
+    if (totalErrors(cell.errors) > 0) log(`  profiled cell errors: ${errorLine(cell.errors)}`);
+    return { summary: summariseProfile(cpuProfile), seconds: options.profileSeconds, concurrency, rate: cell.rate, file };
+  } finally {
+    await server.stop();
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    process.stderr.write(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.exit(1);
+  },
+);
