@@ -3,16 +3,16 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
-import { GraphQLError } from 'graphql';
+import type { ExecutionResult } from 'graphql';
 import { createYoga, type Plugin, useReadinessCheck } from 'graphql-yoga';
 import type { Config } from './config.js';
 import type { Database } from './db/client.js';
 import type { Clock } from './domain/clock.js';
-import { DomainError } from './domain/errors.js';
 import { actorResolver, type GraphQLContext } from './graphql/context.js';
+import { toClientError } from './graphql/errors.js';
 import { schema } from './graphql/schema.js';
 import { TUTORIAL_DOCUMENT } from './graphql/tutorial.js';
-import { type Logger, requestScope } from './logger.js';
+import type { Logger } from './logger.js';
 
 export interface AppOptions {
   db: Database;
@@ -31,56 +31,34 @@ export interface App {
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
 
-function currentRequestId(): string {
-  return requestScope.getStore()?.requestId ?? 'none';
-}
-
-/** GraphQL's own errors (syntax, validation, variable coercion) are the client's to see. */
-function isGraphQLErrorAllTheWayDown(error: unknown): boolean {
-  if (!(error instanceof GraphQLError)) return false;
-  return error.originalError == null || isGraphQLErrorAllTheWayDown(error.originalError);
-}
-
-/** Expected failures keep their code; anything else is logged and replaced by a request id. */
-function maskError(logger: Logger) {
-  return (error: unknown, message: string): Error => {
-    const original = error instanceof GraphQLError ? error.originalError : error;
-    if (original instanceof DomainError) {
-      return new GraphQLError(original.message, {
-        ...(error instanceof GraphQLError ? { nodes: error.nodes, path: error.path } : {}),
-        extensions: { code: original.code, field: original.field },
-      });
-    }
-    if (error instanceof GraphQLError && isGraphQLErrorAllTheWayDown(error)) {
-      if (error.extensions.code) return error;
-      // e.g. a variable of the wrong type: the caller's mistake, so it gets a code like every other one.
-      return new GraphQLError(error.message, {
-        nodes: error.nodes,
-        path: error.path,
-        extensions: { ...error.extensions, code: 'BAD_USER_INPUT' },
-      });
-    }
-    const requestId = currentRequestId();
-    logger.error({ err: original }, 'unexpected error while executing an operation');
-    return new GraphQLError(`${message} Quote request id ${requestId} when reporting it.`, {
-      ...(error instanceof GraphQLError ? { nodes: error.nodes, path: error.path } : {}),
-      extensions: { code: 'INTERNAL_SERVER_ERROR', requestId },
-    });
-  };
-}
-
-/** Access log line per request, and the request id echoed back to the caller. */
-function accessLog(logger: Logger): Plugin {
+/**
+ * Request ids: the caller's X-Request-Id when it is sane, otherwise a new UUID. Echoed in the
+ * response header and on every log line of the request.
+ */
+function requestIds(logger: Logger, ids: WeakMap<Request, string>): Plugin {
   const started = new WeakMap<Request, number>();
+  const idOf = (request: Request): string => {
+    let id = ids.get(request);
+    if (id === undefined) {
+      const given = request.headers.get('x-request-id');
+      id = given && REQUEST_ID.test(given) ? given : randomUUID();
+      ids.set(request, id);
+    }
+    return id;
+  };
   return {
     onRequest({ request }) {
+      idOf(request);
       started.set(request, performance.now());
     },
     onResponse({ request, response }) {
-      response.headers.set('x-request-id', currentRequestId());
+      // Built-in endpoints such as /health answer before onRequest runs, so the id may be made here.
+      const requestId = idOf(request);
+      response.headers.set('x-request-id', requestId);
       const begun = started.get(request);
       logger.info(
         {
+          requestId,
           method: request.method,
           path: new URL(request.url).pathname,
           status: response.status,
@@ -92,8 +70,28 @@ function accessLog(logger: Logger): Plugin {
   };
 }
 
+/** Applies the error convention to every execution result, where the request's id is known. */
+function clientErrors(): Plugin<GraphQLContext> {
+  const clean = (result: ExecutionResult, context: GraphQLContext): ExecutionResult | undefined =>
+    result.errors?.length
+      ? { ...result, errors: result.errors.map((error) => toClientError(error, context.requestId, context.logger)) }
+      : undefined;
+  return {
+    onExecute({ args }) {
+      return {
+        onExecuteDone({ result, setResult }) {
+          if (Symbol.asyncIterator in result) return;
+          const cleaned = clean(result, args.contextValue);
+          if (cleaned) setResult(cleaned);
+        },
+      };
+    },
+  };
+}
+
 export function createApp(options: AppOptions): App {
   const { db, clock, config, logger } = options;
+  const ids = new WeakMap<Request, string>();
   let stopping = false;
 
   const yoga = createYoga<Record<string, unknown>, GraphQLContext>({
@@ -103,21 +101,21 @@ export function createApp(options: AppOptions): App {
     landingPage: false,
     graphiql: config.graphiql ? { title: 'Leasehold', defaultQuery: TUTORIAL_DOCUMENT } : false,
     renderGraphiQL,
-    maskedErrors: { maskError: maskError(logger) },
+    // Errors outside execution (e.g. while building the context) have no request id at hand.
+    maskedErrors: { maskError: (error) => toClientError(error, 'none', logger) },
     logging: {
       debug: (...args) => logger.debug({ args }, 'yoga'),
       info: (...args) => logger.info({ args }, 'yoga'),
       warn: (...args) => logger.warn({ args }, 'yoga'),
       error: (...args) => logger.error({ args }, 'yoga'),
     },
-    context: ({ request }) => ({
-      db,
-      clock,
-      requestId: currentRequestId(),
-      actor: actorResolver(request?.headers),
-    }),
+    context: ({ request }) => {
+      const requestId = (request && ids.get(request)) ?? randomUUID();
+      return { db, clock, requestId, logger: logger.child({ requestId }), actor: actorResolver(request?.headers) };
+    },
     plugins: [
-      accessLog(logger),
+      requestIds(logger, ids),
+      clientErrors(),
       useReadinessCheck({
         endpoint: '/ready',
         check: async () => {
@@ -129,13 +127,7 @@ export function createApp(options: AppOptions): App {
     ],
   });
 
-  const server = createServer((request, response) => {
-    const header = request.headers['x-request-id'];
-    const requestId = typeof header === 'string' && REQUEST_ID.test(header) ? header : randomUUID();
-    requestScope.run({ requestId }, () => {
-      void yoga(request, response);
-    });
-  });
+  const server = createServer(yoga);
 
   return {
     server,

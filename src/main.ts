@@ -1,4 +1,5 @@
 // Start-up: configuration, database, server, and a graceful stop on SIGINT/SIGTERM.
+import { pino } from 'pino';
 import { createApp } from './app.js';
 import { ConfigError, loadConfig } from './config.js';
 import { openDatabase } from './db/client.js';
@@ -7,7 +8,13 @@ import { createLogger } from './logger.js';
 
 async function main(): Promise<void> {
   const config = loadConfig();
-  const logger = createLogger(config.logLevel);
+  // pino writes asynchronously; `exit` ends this stream first, or the last lines could be lost or reordered.
+  const stdout = pino.destination({ dest: 1, sync: false });
+  const logger = createLogger(config.logLevel, stdout);
+  const exit = (code: number) => {
+    stdout.once('close', () => process.exit(code));
+    stdout.end();
+  };
   const db = await openDatabase({
     file: config.databaseFile,
     busyTimeoutMs: config.busyTimeoutMs,
@@ -25,11 +32,11 @@ async function main(): Promise<void> {
     app.stop().then(
       () => {
         logger.info('stopped');
-        process.exit(0);
+        exit(0);
       },
       (error: unknown) => {
         logger.error({ err: error }, 'shutdown failed');
-        process.exit(1);
+        exit(1);
       },
     );
   };

@@ -25,18 +25,35 @@ interface WasmSchemaEngine {
   free(): void;
 }
 
-async function loadEngine(databaseFile: string, schemaFile: string): Promise<WasmSchemaEngine> {
-  const bgPath = require.resolve('@prisma/schema-engine-wasm/schema_engine_bg');
-  const bindings = (await import(bgPath)) as {
-    __wbg_set_wasm(exports: Record<string, unknown>): void;
-    SchemaEngine: {
-      new: (options: unknown, log: (message: string) => void, adapter: object) => Promise<WasmSchemaEngine>;
-    };
+interface EngineBindings {
+  __wbg_set_wasm(exports: Record<string, unknown>): void;
+  SchemaEngine: {
+    new: (options: unknown, log: (message: string) => void, adapter: object) => Promise<WasmSchemaEngine>;
   };
-  const wasmBytes = await readFile(path.join(path.dirname(bgPath), 'schema_engine_bg.wasm'));
-  const { instance } = await WebAssemblyApi.instantiate(wasmBytes, { './schema_engine_bg.js': bindings });
-  bindings.__wbg_set_wasm(instance.exports);
-  (instance.exports.__wbindgen_start as () => void)();
+}
+
+/**
+ * The bindings module is a process-wide singleton that caches views of the wasm memory,
+ * so the module is instantiated once per process: a second instance would leave those
+ * views on the first one's memory (the engine then panics or hangs).
+ */
+let bindingsOnce: Promise<EngineBindings> | null = null;
+
+function loadBindings(): Promise<EngineBindings> {
+  bindingsOnce ??= (async () => {
+    const bgPath = require.resolve('@prisma/schema-engine-wasm/schema_engine_bg');
+    const bindings = (await import(bgPath)) as EngineBindings;
+    const wasmBytes = await readFile(path.join(path.dirname(bgPath), 'schema_engine_bg.wasm'));
+    const { instance } = await WebAssemblyApi.instantiate(wasmBytes, { './schema_engine_bg.js': bindings });
+    bindings.__wbg_set_wasm(instance.exports);
+    (instance.exports.__wbindgen_start as () => void)();
+    return bindings;
+  })();
+  return bindingsOnce;
+}
+
+async function loadEngine(databaseFile: string, schemaFile: string): Promise<WasmSchemaEngine> {
+  const bindings = await loadBindings();
   const adapter = bindMigrationAwareSqlAdapterFactory(new PrismaBetterSqlite3({ url: databaseFile }));
   const schema = await readFile(schemaFile, 'utf8');
   return bindings.SchemaEngine.new({ datamodels: [[schemaFile, schema]] }, () => {}, adapter);

@@ -17,11 +17,15 @@ export const LIMITS = {
 } as const;
 
 const CONTROL_CHARACTER = /[\u0000-\u001f\u007f]/;
+// Exactly what Python's str.strip() removes (str.isspace()), which is seed A's rule. JavaScript's
+// trim() differs: it also strips U+FEFF and keeps U+0085 (NEL).
+const EDGE_WHITESPACE =
+  /^[\t\n\v\f\r\u001c-\u001f \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]|[\t\n\v\f\r\u001c-\u001f \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]$/;
 const TOKEN_SHAPE = /^[A-Za-z0-9_-]{20,200}$/;
 
 /** Seed A's text rule: 1..max characters, no surrounding whitespace, no ASCII control characters. */
 export function validateText(value: string, field: string, maxLength: number): string {
-  if (value.length === 0 || value !== value.trim()) {
+  if (value.length === 0 || EDGE_WHITESPACE.test(value)) {
     throw new DomainError('INVALID_TEXT', `${field} must be non-empty text without leading or trailing whitespace.`, field);
   }
   // Length counts Unicode code points, as Python's len() does in seed A.

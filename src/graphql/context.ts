@@ -1,8 +1,11 @@
 // The per-request context shared by HTTP and WebSocket operations.
+import type { Logger } from '../logger.js';
 import type { Actor, ServiceDeps } from '../services/context.js';
 
 export interface GraphQLContext extends ServiceDeps {
   requestId: string;
+  /** Logger whose lines carry this request's id. */
+  logger: Logger;
   /**
    * Who is acting. Until authentication arrives this is the name a caller gives
    * (seed A's `--reviewer`), or the `X-Leasehold-Actor` header for other changes.

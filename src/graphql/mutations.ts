@@ -1,4 +1,5 @@
 // Mutation root fields: one use case each, with the caller's identity from the context.
+import { wrapErrorIfMatches } from '@pothos/plugin-errors';
 import type { Category, Item } from '../db/client.js';
 import { DomainError } from '../domain/errors.js';
 import { addCategories, retireCategory } from '../services/categories.js';
@@ -66,7 +67,13 @@ const AddItemsEntry = builder.objectRef<AddItemOutcome & { index: number }>('Add
   fields: (t) => ({
     index: t.exposeInt('index', { description: 'Position of the input in `items` (0-based).' }),
     item: t.field({ type: ItemRef, nullable: true, description: 'The added item.', resolve: (e) => (e.ok ? e.item : null) }),
-    error: t.field({ type: DomainError, nullable: true, description: 'Why it was not added.', resolve: (e) => (e.ok ? null : e.error) }),
+    error: t.field({
+      type: DomainError,
+      nullable: true,
+      description: 'Why it was not added.',
+      // graphql-js treats a returned Error as a field error; the errors plugin's wrapper lets it resolve as a UserError.
+      resolve: (e) => (e.ok ? null : (wrapErrorIfMatches(e.error, [DomainError]) as DomainError)),
+    }),
   }),
 });
 

@@ -1,9 +1,10 @@
 // Category administration: set up and add categories, retire them.
+
 import type { Category } from '../db/client.js';
+import { appendEvent } from '../db/event-store.js';
 import { DomainError } from '../domain/errors.js';
 import { LIMITS, validateText } from '../domain/validation.js';
 import type { Actor, ServiceDeps } from './context.js';
-import { recordEvent } from './event-log.js';
 
 /** Adds one or more new categories at once; all or nothing. */
 export async function addCategories(deps: ServiceDeps, actor: Actor, names: readonly string[]): Promise<Category[]> {
@@ -23,7 +24,7 @@ export async function addCategories(deps: ServiceDeps, actor: Actor, names: read
     const created: Category[] = [];
     for (const name of valid) {
       created.push(await tx.category.create({ data: { name, createdAt: now, createdBy: actor.name } }));
-      await recordEvent(tx, { type: 'CATEGORY_ADDED', actor: actor.name, at: now, categoryName: name });
+      await appendEvent(tx, { type: 'CATEGORY_ADDED', actor: actor.name, at: now, categoryName: name });
     }
     return created;
   });
@@ -38,7 +39,7 @@ export async function retireCategory(deps: ServiceDeps, actor: Actor, rawName: s
     if (!category) throw new DomainError('CATEGORY_NOT_FOUND', `No category is named "${name}".`, 'name');
     if (category.retiredAt) throw new DomainError('CATEGORY_RETIRED', `Category "${name}" is already retired.`, 'name');
     const retired = await tx.category.update({ where: { name }, data: { retiredAt: now, retiredBy: actor.name } });
-    await recordEvent(tx, { type: 'CATEGORY_RETIRED', actor: actor.name, at: now, categoryName: name });
+    await appendEvent(tx, { type: 'CATEGORY_RETIRED', actor: actor.name, at: now, categoryName: name });
     return retired;
   });
 }

@@ -1,10 +1,11 @@
 // Adding review items to the queue, one at a time or many in one call.
+
 import type { Item, WriteTx } from '../db/client.js';
+import { appendEvent } from '../db/event-store.js';
 import { DomainError } from '../domain/errors.js';
 import { creationTime } from '../domain/lease.js';
 import { LIMITS, validateText } from '../domain/validation.js';
 import type { Actor, ServiceDeps } from './context.js';
-import { recordEvent } from './event-log.js';
 
 export interface NewItem {
   batchId: string;
@@ -40,7 +41,7 @@ async function insertItem(tx: WriteTx, actor: Actor, now: Date, item: NewItem, p
     throw new DomainError('DUPLICATE_ITEM', `Item (${item.batchId}, ${item.recordId}) already exists.`, `${prefix}recordId`);
   }
   const created = await tx.item.create({ data: { ...item, createdAt: creationTime(now), addedBy: actor.name } });
-  await recordEvent(tx, {
+  await appendEvent(tx, {
     type: 'ITEM_ADDED',
     actor: actor.name,
     at: now,

@@ -52,7 +52,9 @@ describe('GraphiQL tutorial document', () => {
     expect(renewed.item.leaseExpiresAt).toBe(new Date(server.clock.now().getTime() + 300_000).toISOString());
 
     expect(await run('DecideItem', { token: claim.lease.token })).toEqual({
-      decideItem: { item: { batchId: 'batch-20261005', recordId: 'C-001', status: 'CORRECTED', finalCategory: '請求', reviewedBy: 'tanaka' } },
+      decideItem: {
+        item: { batchId: 'batch-20261005', recordId: 'C-001', status: 'CORRECTED', finalCategory: '請求', reviewedBy: 'tanaka' },
+      },
     });
 
     const shown = (await run('ShowItem')).item as Record<string, unknown> & { history: { edges: { node: { type: string } }[] } };

@@ -23,7 +23,7 @@ describe('validateText', () => {
     ['astral characters counted as one each (code points, like Python len)', '𝒜'.repeat(5), 5],
     ['combining marks counted separately (e + U+0301 is 2 code points)', 'e\u0301', 2],
     ['DEL-adjacent printable ASCII (~)', '~', 1],
-    ['a non-ASCII C1-range letter (U+00E9)', 'é', 1],
+    ['a Latin-1 letter (U+00E9)', 'é', 1],
     ['U+FEFF at the edges: not whitespace for Python str.strip()', '\ufeffx\ufeff', 3],
     ['a zero-width space at the edge (not whitespace for Python)', 'x\u200b', 2],
   ];
@@ -71,6 +71,30 @@ describe('validateText', () => {
       expect(validateText(value, 'f', 10)).toBe(value);
     }
     expect(validateText('a b', 'f', 10)).toBe('a b');
+  });
+
+  it('treats as edge whitespace exactly what Python str.strip() removes, across the whole BMP', () => {
+    // Python 3: [hex(c) for c in range(0x110000) if chr(c).isspace()]
+    const python = new Set([
+      0x9, 0xa, 0xb, 0xc, 0xd, 0x1c, 0x1d, 0x1e, 0x1f, 0x20, 0x85, 0xa0, 0x1680, 0x2000, 0x2001, 0x2002, 0x2003, 0x2004, 0x2005, 0x2006,
+      0x2007, 0x2008, 0x2009, 0x200a, 0x2028, 0x2029, 0x202f, 0x205f, 0x3000,
+    ]);
+    const mismatches: string[] = [];
+    for (let code = 0; code <= 0xffff; code++) {
+      if (code >= 0xd800 && code <= 0xdfff) continue;
+      const char = String.fromCharCode(code);
+      const control = code < 32 || code === 127;
+      for (const value of [`${char}a`, `a${char}`]) {
+        let refused = false;
+        try {
+          validateText(value, 'f', 10);
+        } catch {
+          refused = true;
+        }
+        if (refused !== (python.has(code) || control)) mismatches.push(code.toString(16));
+      }
+    }
+    expect(mismatches).toEqual([]);
   });
 
   it('refuses every ASCII control character (codes 0..31 and 127) inside text', () => {
