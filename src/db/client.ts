@@ -1,9 +1,9 @@
 // The only module that opens Prisma clients. One writer connection, used solely through
 // interactive transactions that take SQLite's write lock first; one read-only
 // connection for everything else, which can only ever see committed data.
-import { PrismaBetterSqlite3 } from '@prisma/adapter-better-sqlite3';
 import { type Prisma, PrismaClient } from '../generated/prisma/client.js';
 import { migrateDatabase } from './migrate.js';
+import { sqliteAdapter } from './sqlite-adapter.js';
 
 export type { Category, Event, Item } from '../generated/prisma/client.js';
 export type { EventType, ItemStatus } from '../generated/prisma/enums.js';
@@ -38,8 +38,6 @@ export interface Database {
   close(): Promise<void>;
 }
 
-const TIMESTAMPS = { timestampFormat: 'unixepoch-ms' } as const;
-
 /**
  * A write statement that changes nothing but makes SQLite take the RESERVED lock.
  * The adapter only issues a deferred BEGIN; a transaction that reads first and writes
@@ -54,15 +52,18 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   migrateDatabase(options.file, { busyTimeoutMs });
 
   const writer = new PrismaClient({
-    adapter: new PrismaBetterSqlite3({ url: options.file, timeout: busyTimeoutMs }, TIMESTAMPS),
+    adapter: sqliteAdapter({
+      file: options.file,
+      busyTimeoutMs,
+      readonly: false,
+      pragmas: ['PRAGMA foreign_keys = ON', `PRAGMA synchronous = ${options.synchronous ?? 'FULL'}`],
+    }),
   });
   const reader = new PrismaClient({
-    adapter: new PrismaBetterSqlite3({ url: options.file, timeout: busyTimeoutMs, readonly: true }, TIMESTAMPS),
+    adapter: sqliteAdapter({ file: options.file, busyTimeoutMs, readonly: true, pragmas: ['PRAGMA query_only = ON'] }),
   });
-  // Per-connection settings; the adapter has no hook for them, and no transaction is open yet.
-  await writer.$executeRawUnsafe('PRAGMA foreign_keys = ON');
-  await writer.$executeRawUnsafe(`PRAGMA synchronous = ${options.synchronous ?? 'FULL'}`);
-  await reader.$queryRawUnsafe('PRAGMA query_only = ON');
+  // Open both connections now, so a broken file fails at start-up rather than on the first request.
+  await Promise.all([writer.$connect(), reader.$connect()]);
 
   const maxWait = options.maxWaitMs ?? 15_000;
   return {

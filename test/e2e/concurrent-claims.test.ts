@@ -70,7 +70,9 @@ describe('concurrent claims over HTTP on one server', () => {
     });
 
     const winners = payloads.flatMap((payload, index) =>
-      payload.claimed && payload.item && payload.lease ? [{ reviewer: reviewers[index] as string, item: payload.item, lease: payload.lease }] : [],
+      payload.claimed && payload.item && payload.lease
+        ? [{ reviewer: reviewers[index] as string, item: payload.item, lease: payload.lease }]
+        : [],
     );
     const losers = payloads.filter((payload) => !payload.claimed);
     expect(winners).toHaveLength(ITEMS);
@@ -135,7 +137,9 @@ describe('concurrent claims over HTTP on one server', () => {
     const decidedEvents = events.filter((event) => event.type === 'ITEM_DECIDED');
     expect(decidedEvents).toHaveLength(ITEMS);
     expect(new Set(decidedEvents.map((event) => event.itemId)).size).toBe(ITEMS);
-    expect(events.filter((event) => event.type !== 'ITEM_ADDED' && event.type !== 'LEASE_CLAIMED' && event.type !== 'ITEM_DECIDED')).toEqual([]);
+    expect(
+      events.filter((event) => event.type !== 'ITEM_ADDED' && event.type !== 'LEASE_CLAIMED' && event.type !== 'ITEM_DECIDED'),
+    ).toEqual([]);
 
     // Nothing left to claim.
     const after = await server.gql(Claim, { reviewer: 'late' });

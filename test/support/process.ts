@@ -65,7 +65,8 @@ export function spawnServer(env: Record<string, string>, options: { cwd?: string
   child.stderr?.on('data', lineSplitter(stderr, notify));
   let hasExited = false;
   const exited = new Promise<number | string>((resolve) => {
-    child.once('exit', (code, signal) => {
+    // 'close', not 'exit': it comes after stdout and stderr have been read to the end.
+    child.once('close', (code, signal) => {
       hasExited = true;
       notify();
       resolve(code ?? signal ?? 'unknown');

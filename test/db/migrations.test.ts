@@ -1,0 +1,196 @@
+// prisma/migrations produce exactly prisma/schema.prisma, and migrateDatabase is safe to run anywhere, any number of times.
+import { spawn } from 'node:child_process';
+import { appendFileSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import Database from 'better-sqlite3';
+import { afterAll, describe, expect, it } from 'vitest';
+import { openDatabase } from '../../src/db/client.js';
+import { MIGRATIONS_DIR, MigrationError, migrateDatabase, readMigrations } from '../../src/db/migrate.js';
+import { diffDatabaseToSchema } from '../../src/db/schema-engine.js';
+import { ROOT, TSX_LOADER } from '../support/process.js';
+
+const SCHEMA = path.join(ROOT, 'prisma', 'schema.prisma');
+const MIGRATIONS = readMigrations();
+
+const scratch = mkdtempSync(path.join(tmpdir(), 'leasehold-migrations-'));
+let counter = 0;
+/** A path for a database file that does not exist yet. */
+function freshFile(): string {
+  counter += 1;
+  return path.join(scratch, `db-${counter}`, 'test.db');
+}
+/** A copy of the real migrations directory that a test may change. */
+function copyOfMigrations(): string {
+  counter += 1;
+  const dir = path.join(scratch, `migrations-${counter}`);
+  for (const migration of MIGRATIONS) {
+    mkdirSync(path.join(dir, migration.name), { recursive: true });
+    copyFileSync(path.join(MIGRATIONS_DIR, migration.name, 'migration.sql'), path.join(dir, migration.name, 'migration.sql'));
+  }
+  return dir;
+}
+function addMigration(dir: string, name: string, sql: string): void {
+  mkdirSync(path.join(dir, name), { recursive: true });
+  writeFileSync(path.join(dir, name, 'migration.sql'), sql);
+}
+function recorded(file: string): { migration_name: string; checksum: string }[] {
+  const db = new Database(file, { readonly: true });
+  try {
+    return db.prepare('SELECT migration_name, checksum FROM "_prisma_migrations" ORDER BY migration_name').all() as {
+      migration_name: string;
+      checksum: string;
+    }[];
+  } finally {
+    db.close();
+  }
+}
+
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+describe('migrations', () => {
+  it('applied to a fresh file, produce exactly what prisma/schema.prisma describes', async () => {
+    expect(MIGRATIONS.length).toBeGreaterThan(0);
+    const file = freshFile();
+    expect(migrateDatabase(file)).toEqual(MIGRATIONS.map((migration) => migration.name));
+    const { differs, sql } = await diffDatabaseToSchema(file, SCHEMA);
+    expect(sql).toContain('empty migration');
+    expect(differs).toBe(false);
+  });
+
+  it('the drift check notices a database that differs from the schema', async () => {
+    const file = freshFile();
+    migrateDatabase(file);
+    const db = new Database(file);
+    db.exec('DROP INDEX "Event_itemId_id_idx"');
+    db.close();
+    const { differs, sql } = await diffDatabaseToSchema(file, SCHEMA);
+    expect(differs).toBe(true);
+    expect(sql).toContain('Event_itemId_id_idx');
+  });
+
+  it('leave the file in WAL mode and record every migration once; migrating again is a no-op', () => {
+    const file = freshFile();
+    migrateDatabase(file);
+    const first = recorded(file);
+    expect(first).toEqual(MIGRATIONS.map((migration) => ({ migration_name: migration.name, checksum: migration.checksum })));
+
+    const db = new Database(file, { readonly: true });
+    expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
+    const schemaBefore = db.prepare('SELECT type, name, sql FROM sqlite_schema ORDER BY name').all();
+    db.close();
+
+    expect(migrateDatabase(file)).toEqual([]);
+    expect(migrateDatabase(file)).toEqual([]);
+    expect(recorded(file)).toEqual(first);
+    const again = new Database(file, { readonly: true });
+    expect(again.prepare('SELECT type, name, sql FROM sqlite_schema ORDER BY name').all()).toEqual(schemaBefore);
+    again.close();
+  });
+
+  it('enforce foreign keys on the writer connection', async () => {
+    const file = freshFile();
+    const db = await openDatabase({ file, synchronous: 'NORMAL' });
+    try {
+      const pragma = await db.write((tx) => tx.$queryRawUnsafe<{ foreign_keys: bigint | number }[]>('PRAGMA foreign_keys'));
+      expect(Number(pragma[0]?.foreign_keys)).toBe(1);
+      await expect(
+        db.write((tx) =>
+          tx.item.create({
+            data: { batchId: 'b', recordId: 'r', proposedCategory: 'no-such-category', reason: 'why', createdAt: new Date(), addedBy: 'p' },
+          }),
+        ),
+      ).rejects.toThrow(/foreign key/i);
+      expect(await db.read.item.count()).toBe(0);
+    } finally {
+      await db.close();
+    }
+  });
+
+  it('two processes migrating a new file at the same moment both succeed, and the work is done once', async () => {
+    const file = freshFile();
+    mkdirSync(path.dirname(file), { recursive: true });
+    // Hold an exclusive lock on the (new, empty) file so both migrators start and queue behind it.
+    const blocker = new Database(file);
+    blocker.exec('BEGIN EXCLUSIVE');
+    const script = `
+      import { migrateDatabase } from ${JSON.stringify(pathToFileURL(path.join(ROOT, 'src/db/migrate.ts')).href)};
+      process.stdout.write('waiting\\n');
+      try {
+        process.stdout.write(JSON.stringify({ applied: migrateDatabase(process.env.LEASEHOLD_TEST_DB) }) + '\\n');
+      } catch (error) {
+        process.stdout.write(JSON.stringify({ error: String(error) }) + '\\n');
+        process.exitCode = 1;
+      }`;
+    const migrator = () => {
+      const child = spawn(process.execPath, ['--import', TSX_LOADER, '--input-type=module', '-e', script], {
+        cwd: ROOT,
+        env: { PATH: process.env.PATH ?? '', LEASEHOLD_TEST_DB: file },
+        stdio: ['ignore', 'pipe', 'inherit'],
+      });
+      let output = '';
+      const waiting = new Promise<void>((resolve) => {
+        child.stdout.on('data', (chunk: Buffer) => {
+          output += chunk.toString();
+          if (output.includes('waiting\n')) resolve();
+        });
+      });
+      const done = new Promise<{ code: number | null; lines: string[] }>((resolve) =>
+        child.once('exit', (code) => resolve({ code, lines: output.trim().split('\n') })),
+      );
+      return { waiting, done };
+    };
+    const first = migrator();
+    const second = migrator();
+    try {
+      await Promise.all([first.waiting, second.waiting]);
+    } finally {
+      blocker.exec('COMMIT');
+      blocker.close();
+    }
+    const results = await Promise.all([first.done, second.done]);
+    expect(results.map((result) => result.code)).toEqual([0, 0]);
+    const applied = results.map((result) => (JSON.parse(result.lines.at(-1) as string) as { applied: string[] }).applied);
+    // Exactly one of them applied each migration; the other found it done.
+    expect(applied.flat().sort()).toEqual(MIGRATIONS.map((migration) => migration.name).sort());
+    expect(recorded(file).map((row) => row.migration_name)).toEqual(MIGRATIONS.map((migration) => migration.name));
+    expect(migrateDatabase(file)).toEqual([]);
+  });
+
+  it('refuse a migration whose SQL changed after it was applied', async () => {
+    const dir = copyOfMigrations();
+    const file = freshFile();
+    migrateDatabase(file, { dir });
+    const last = MIGRATIONS.at(-1)?.name as string;
+    appendFileSync(path.join(dir, last, 'migration.sql'), '\n-- edited after release\n');
+
+    expect(() => migrateDatabase(file, { dir })).toThrow(MigrationError);
+    expect(() => migrateDatabase(file, { dir })).toThrow(`Migration ${last} was changed after it was applied`);
+    // The history was not touched.
+    expect(recorded(file)).toEqual(MIGRATIONS.map((migration) => ({ migration_name: migration.name, checksum: migration.checksum })));
+  });
+
+  it('refuse a database that records a migration this version does not know (written by a newer Leasehold)', async () => {
+    const dir = copyOfMigrations();
+    addMigration(dir, '29991231000000_future', 'CREATE TABLE "Future" ("id" INTEGER NOT NULL PRIMARY KEY);');
+    const file = freshFile();
+    expect(migrateDatabase(file, { dir })).toHaveLength(MIGRATIONS.length + 1);
+
+    expect(() => migrateDatabase(file)).toThrow(MigrationError);
+    expect(() => migrateDatabase(file)).toThrow(/29991231000000_future.*newer Leasehold/);
+    await expect(openDatabase({ file })).rejects.toThrow(MigrationError);
+  });
+
+  it('roll a failing migration back completely, recording nothing for it', () => {
+    const dir = copyOfMigrations();
+    addMigration(dir, '29991231000000_broken', 'CREATE TABLE "Half" ("id" INTEGER PRIMARY KEY);\nINSERT INTO "NoSuchTable" VALUES (1);');
+    const file = freshFile();
+    expect(() => migrateDatabase(file, { dir })).toThrow(/no such table: NoSuchTable/);
+    expect(recorded(file).map((row) => row.migration_name)).toEqual(MIGRATIONS.map((migration) => migration.name));
+    const db = new Database(file, { readonly: true });
+    expect(db.prepare(`SELECT name FROM sqlite_schema WHERE name = 'Half'`).all()).toEqual([]);
+    db.close();
+    expect(existsSync(file)).toBe(true);
+  });
+});

@@ -1,0 +1,110 @@
+// Regression test for the shared-connection hazard (stack-notes): with one Prisma client on one
+// SQLite connection, a query issued while another request's interactive transaction is open runs
+// inside it — it sees uncommitted rows and is lost when that transaction rolls back. db.write and
+// the separate read-only db.read must prevent both.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Database, openDatabase } from '../../src/db/client.js';
+import { tempDatabaseFile } from '../support/server.js';
+
+/** A promise plus its resolve function: lets the test decide when a transaction may go on. */
+function gate<T = void>(): { promise: Promise<T>; open(value: T): void } {
+  let open!: (value: T) => void;
+  const promise = new Promise<T>((resolve) => {
+    open = resolve;
+  });
+  return { promise, open };
+}
+
+const category = (name: string) => ({ name, createdAt: new Date(Date.UTC(2026, 10, 30)), createdBy: 'test' });
+
+describe('db.write and db.read on one SQLite file', () => {
+  const temp = tempDatabaseFile();
+  let db: Database;
+  beforeAll(async () => {
+    db = await openDatabase({ file: temp.file, synchronous: 'NORMAL' });
+  });
+  afterAll(async () => {
+    await db.close();
+    temp.cleanup();
+  });
+
+  it('a reader never sees an open transaction’s row, and a concurrent write survives its rollback', async () => {
+    const written = gate();
+    const proceed = gate();
+    const order: string[] = [];
+
+    const doomed = db.write(async (tx) => {
+      await tx.category.create({ data: category('uncommitted') });
+      order.push('doomed wrote');
+      written.open();
+      await proceed.promise;
+      throw new Error('roll back on purpose');
+    });
+    const doomedOutcome = doomed.then(
+      () => 'committed',
+      (error: Error) => error.message,
+    );
+
+    await written.promise;
+    // While the first transaction is open (its row written, not committed): a second write and a read.
+    const second = db.write(async (tx) => {
+      order.push('second started');
+      await tx.category.create({ data: category('second') });
+      return 'second done';
+    });
+    const seenMeanwhile = await db.read.category.findMany({ select: { name: true } });
+    const countMeanwhile = await db.read.$queryRawUnsafe<{ n: bigint | number }[]>('SELECT count(*) AS n FROM "Category"');
+    expect(seenMeanwhile).toEqual([]);
+    expect(Number(countMeanwhile[0]?.n)).toBe(0);
+    // The second write waits for the first transaction instead of running inside it.
+    expect(order).toEqual(['doomed wrote']);
+
+    proceed.open();
+    expect(await doomedOutcome).toBe('roll back on purpose');
+    expect(await second).toBe('second done');
+    expect(order).toEqual(['doomed wrote', 'second started']);
+
+    const names = (await db.read.category.findMany({ orderBy: { name: 'asc' } })).map((row) => row.name);
+    expect(names).toEqual(['second']);
+  });
+
+  it('many overlapping writes, some rolling back, keep exactly the committed ones', async () => {
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 30 }, (_, index) =>
+        db.write(async (tx) => {
+          await tx.category.create({ data: category(`bulk-${String(index).padStart(2, '0')}`) });
+          await Promise.resolve();
+          if (index % 3 === 0) throw new Error(`rollback ${index}`);
+          return index;
+        }),
+      ),
+    );
+    expect(outcomes.filter((outcome) => outcome.status === 'rejected')).toHaveLength(10);
+    const names = (await db.read.category.findMany({ where: { name: { startsWith: 'bulk-' } }, orderBy: { name: 'asc' } })).map(
+      (row) => row.name,
+    );
+    const expected = Array.from({ length: 30 }, (_, index) => index)
+      .filter((index) => index % 3 !== 0)
+      .map((index) => `bulk-${String(index).padStart(2, '0')}`);
+    expect(names).toEqual(expected);
+  });
+
+  it('the read client refuses every write: writes can only go through db.write', async () => {
+    await expect(db.read.category.create({ data: category('through-reader') })).rejects.toThrow(/readonly|read-only|query_only/i);
+    await expect(
+      db.read.$executeRawUnsafe(`INSERT INTO "Category" ("name", "createdAt", "createdBy") VALUES ('raw-reader', 0, 'test')`),
+    ).rejects.toThrow(/readonly|read-only|query_only/i);
+    await expect(db.read.category.deleteMany({})).rejects.toThrow(/readonly|read-only|query_only/i);
+    await expect(db.read.$executeRawUnsafe('PRAGMA query_only = OFF')).resolves.toBeDefined();
+    // Even with query_only switched off, the connection was opened read-only.
+    await expect(db.read.category.create({ data: category('still-refused') })).rejects.toThrow(/readonly|read-only/i);
+    await db.read.$executeRawUnsafe('PRAGMA query_only = ON');
+
+    const rows = await db.read.category.findMany({ where: { name: { in: ['through-reader', 'raw-reader', 'still-refused'] } } });
+    expect(rows).toEqual([]);
+    expect(await db.read.category.count()).toBeGreaterThan(0);
+    // The writer itself is fine.
+    await db.write((tx) => tx.category.create({ data: category('through-writer') }));
+    expect(await db.read.category.findUnique({ where: { name: 'through-writer' } })).toMatchObject({ name: 'through-writer' });
+  });
+});

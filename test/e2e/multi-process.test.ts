@@ -1,0 +1,297 @@
+// Two real server processes on one SQLite file: no double claim, no lost decision, no SQLITE_BUSY for clients.
+import { existsSync } from 'node:fs';
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readMigrations } from '../../src/db/migrate.js';
+import { post, type StartedServer, startServerProcess } from '../support/process.js';
+import { tempDatabaseFile } from '../support/server.js';
+
+const ITEMS = 200;
+
+const CLAIM = `mutation ($reviewer: String!) {
+  claimItem(input: { reviewer: $reviewer, leaseSeconds: 600 }) {
+    __typename
+    ... on ClaimItemPayload { claimed item { batchId recordId version claimedBy } lease { token holder } }
+    ... on UserError { code message }
+  }
+}`;
+const RENEW = `mutation ($token: String!) {
+  renewLease(input: { token: $token, leaseSeconds: 900 }) {
+    __typename
+    ... on RenewLeasePayload { item { recordId version } }
+    ... on UserError { code message }
+  }
+}`;
+const RELEASE = `mutation ($token: String!) {
+  releaseLease(input: { token: $token }) {
+    __typename
+    ... on ReleaseLeasePayload { item { recordId version claimState } }
+    ... on UserError { code message }
+  }
+}`;
+const DECIDE = `mutation ($token: String!, $decision: Decision!, $category: String) {
+  decideItem(input: { token: $token, decision: $decision, category: $category }) {
+    __typename
+    ... on DecideItemPayload { item { recordId version status reviewedBy } }
+    ... on UserError { code message }
+  }
+}`;
+
+interface Held {
+  recordId: string;
+  token: string;
+  reviewer: string;
+  version: number;
+}
+
+/** Every client-visible outcome, to compare with the database afterwards. */
+interface Ledger {
+  claims: { recordId: string; reviewer: string; version: number }[];
+  /** Successful claims per server URL. */
+  wonAt: Map<string, number>;
+  claimedFalse: number;
+  releases: { recordId: string; version: number }[];
+  renewals: { recordId: string; version: number }[];
+  decisions: { recordId: string; reviewer: string; version: number; status: string }[];
+}
+
+/** Sends an operation and insists on a plain, error-free data answer (no SQLITE_BUSY, no internal error). */
+async function ask(server: StartedServer, query: string, variables: Record<string, unknown>): Promise<Record<string, unknown>> {
+  const { status, body } = await post(server.url, query, variables);
+  if (status !== 200 || body.errors !== undefined || !body.data) {
+    throw new Error(`${server.url} answered ${status}: ${JSON.stringify(body)}`);
+  }
+  return body.data;
+}
+
+function payload(data: Record<string, unknown>, field: string, typename: string): Record<string, unknown> {
+  const result = data[field] as Record<string, unknown> | undefined;
+  if (result?.__typename !== typename) throw new Error(`expected ${typename}, got ${JSON.stringify(result)}`);
+  return result;
+}
+
+async function claim(server: StartedServer, reviewer: string, ledger: Ledger): Promise<Held | null> {
+  const result = payload(await ask(server, CLAIM, { reviewer }), 'claimItem', 'ClaimItemPayload');
+  if (!result.claimed) {
+    ledger.claimedFalse += 1;
+    return null;
+  }
+  const item = result.item as { recordId: string; version: number; claimedBy: string };
+  const lease = result.lease as { token: string; holder: string };
+  expect(item.claimedBy).toBe(reviewer);
+  expect(lease.holder).toBe(reviewer);
+  ledger.claims.push({ recordId: item.recordId, reviewer, version: item.version });
+  ledger.wonAt.set(server.url, (ledger.wonAt.get(server.url) ?? 0) + 1);
+  return { recordId: item.recordId, token: lease.token, reviewer, version: item.version };
+}
+
+async function renew(server: StartedServer, held: Held, ledger: Ledger): Promise<void> {
+  const result = payload(await ask(server, RENEW, { token: held.token }), 'renewLease', 'RenewLeasePayload');
+  const item = result.item as { recordId: string; version: number };
+  expect(item.recordId).toBe(held.recordId);
+  ledger.renewals.push({ recordId: item.recordId, version: item.version });
+}
+
+async function release(server: StartedServer, held: Held, ledger: Ledger): Promise<void> {
+  const result = payload(await ask(server, RELEASE, { token: held.token }), 'releaseLease', 'ReleaseLeasePayload');
+  const item = result.item as { recordId: string; version: number; claimState: string };
+  expect(item).toMatchObject({ recordId: held.recordId, claimState: 'UNCLAIMED' });
+  ledger.releases.push({ recordId: item.recordId, version: item.version });
+}
+
+async function decide(server: StartedServer, held: Held, n: number, ledger: Ledger): Promise<void> {
+  const decision = ['ACCEPTED', 'CORRECTED', 'REJECTED'][n % 3] as string;
+  const variables = { token: held.token, decision, category: decision === 'CORRECTED' ? 'beta' : null };
+  const result = payload(await ask(server, DECIDE, variables), 'decideItem', 'DecideItemPayload');
+  const item = result.item as { recordId: string; version: number; status: string; reviewedBy: string };
+  expect(item).toMatchObject({ recordId: held.recordId, status: decision, reviewedBy: held.reviewer });
+  ledger.decisions.push({ recordId: item.recordId, reviewer: held.reviewer, version: item.version, status: decision });
+}
+
+describe('two server processes on one SQLite file', () => {
+  const temp = tempDatabaseFile();
+  let a: StartedServer;
+  let b: StartedServer;
+
+  beforeAll(async () => {
+    const env = { DATABASE_URL: `file:${temp.file}`, SQLITE_SYNCHRONOUS: 'NORMAL' };
+    [a, b] = await Promise.all([startServerProcess(env), startServerProcess(env)]);
+  });
+  afterAll(async () => {
+    await Promise.all([a?.kill(), b?.kill()]);
+    temp.cleanup();
+  });
+
+  it(`shares ${ITEMS} items between concurrent claimants on both processes without a double claim or a lost decision`, async () => {
+    const servers = [a, b];
+    const categories = payload(
+      await ask(a, `mutation { addCategories(input: { names: ["alpha", "beta"] }) { __typename } }`, {}),
+      'addCategories',
+      'AddCategoriesPayload',
+    );
+    expect(categories).toBeTruthy();
+    const items = Array.from({ length: ITEMS }, (_, index) => ({
+      batchId: 'multi',
+      recordId: `M-${String(index).padStart(4, '0')}`,
+      proposedCategory: 'alpha',
+      reason: 'two processes, one file',
+    }));
+    const added = payload(
+      await ask(
+        b,
+        'mutation ($items: [AddItemInput!]!) { addItems(input: { items: $items }) { __typename ... on AddItemsPayload { addedCount refusedCount } } }',
+        { items },
+      ),
+      'addItems',
+      'AddItemsPayload',
+    );
+    expect(added).toMatchObject({ addedCount: ITEMS, refusedCount: 0 });
+
+    const ledger: Ledger = { claims: [], wonAt: new Map(), claimedFalse: 0, releases: [], renewals: [], decisions: [] };
+
+    // Round 1: 260 claims at once, half on each process.
+    const burst = await Promise.all(
+      Array.from({ length: ITEMS + 60 }, (_, index) => claim(servers[index % 2] as StartedServer, `burst-${index}`, ledger)),
+    );
+    const held = burst.filter((entry): entry is Held => entry !== null);
+    expect(held).toHaveLength(ITEMS);
+    expect(ledger.claimedFalse).toBe(60);
+    expect(new Set(held.map((entry) => entry.recordId)).size).toBe(ITEMS);
+    // Both processes really competed for the same rows.
+    expect(ledger.wonAt.get(a.url)).toBeGreaterThan(20);
+    expect(ledger.wonAt.get(b.url)).toBeGreaterThan(20);
+
+    // Round 2: every holder renews, releases or decides (on either process) while fresh claimants race for released items.
+    let n = 0;
+    const round2 = held.map(async (entry, index) => {
+      const server = servers[(index + 1) % 2] as StartedServer;
+      if (index % 4 === 0) return release(server, entry, ledger);
+      if (index % 4 === 1) await renew(servers[index % 2] as StartedServer, entry, ledger);
+      return decide(server, entry, n++, ledger);
+    });
+    const racers = Array.from({ length: 80 }, async (_, index) => {
+      const server = servers[index % 2] as StartedServer;
+      const got = await claim(server, `racer-${index}`, ledger);
+      if (got) await decide(servers[(index + 1) % 2] as StartedServer, got, n++, ledger);
+    });
+    await Promise.all([...round2, ...racers]);
+
+    // Round 3: concurrent workers on both processes drain the queue (claim, sometimes renew, decide) until nothing is claimable.
+    const workers = Array.from({ length: 16 }, async (_, worker) => {
+      for (let turn = 0; ; turn++) {
+        const got = await claim(servers[(worker + turn) % 2] as StartedServer, `worker-${worker}-${turn}`, ledger);
+        if (!got) return;
+        if (turn % 3 === 0) await renew(servers[(worker + turn + 1) % 2] as StartedServer, got, ledger);
+        await decide(servers[(worker + turn + 1) % 2] as StartedServer, got, n++, ledger);
+      }
+    });
+    await Promise.all(workers);
+
+    // Every item was decided exactly once, by the reviewer whose claim the client saw succeed.
+    expect(ledger.decisions).toHaveLength(ITEMS);
+    expect(new Set(ledger.decisions.map((decision) => decision.recordId)).size).toBe(ITEMS);
+    expect(ledger.claims).toHaveLength(ITEMS + ledger.releases.length);
+
+    const db = new Database(temp.file, { readonly: true });
+    try {
+      const rows = db.prepare('SELECT id, recordId, status, reviewedBy, version, leaseTokenHash FROM "Item" ORDER BY id').all() as {
+        id: number;
+        recordId: string;
+        status: string;
+        reviewedBy: string | null;
+        version: number;
+        leaseTokenHash: string | null;
+      }[];
+      const events = db.prepare('SELECT id, type, actor, itemId, itemVersion, toStatus FROM "Event" ORDER BY id').all() as {
+        id: number;
+        type: string;
+        actor: string;
+        itemId: number | null;
+        itemVersion: number | null;
+        toStatus: string | null;
+      }[];
+      expect(rows).toHaveLength(ITEMS);
+
+      const decisionByRecord = new Map(ledger.decisions.map((decision) => [decision.recordId, decision]));
+      const idToRecord = new Map(rows.map((row) => [row.id, row.recordId]));
+      for (const row of rows) {
+        const told = decisionByRecord.get(row.recordId);
+        expect(row).toMatchObject({ status: told?.status, reviewedBy: told?.reviewer, version: told?.version, leaseTokenHash: null });
+      }
+
+      // The client ledger and the history tell the same story, event for event.
+      const keyed = (type: string) =>
+        events
+          .filter((event) => event.type === type)
+          .map((event) => `${idToRecord.get(event.itemId as number)}@${event.itemVersion}:${type === 'LEASE_CLAIMED' ? event.actor : ''}`)
+          .sort();
+      expect(keyed('LEASE_CLAIMED')).toEqual(ledger.claims.map((entry) => `${entry.recordId}@${entry.version}:${entry.reviewer}`).sort());
+      expect(keyed('LEASE_RELEASED')).toEqual(ledger.releases.map((entry) => `${entry.recordId}@${entry.version}:`).sort());
+      expect(keyed('LEASE_RENEWED')).toEqual(ledger.renewals.map((entry) => `${entry.recordId}@${entry.version}:`).sort());
+      expect(keyed('ITEM_DECIDED')).toEqual(ledger.decisions.map((entry) => `${entry.recordId}@${entry.version}:`).sort());
+
+      // Per item: versions 1, 2, 3, … with no gap or repeat, and a lease is only ever claimed when none is held.
+      for (const row of rows) {
+        const history = events.filter((event) => event.itemId === row.id);
+        expect(history.map((event) => event.itemVersion)).toEqual(history.map((_, index) => index + 1));
+        expect(history.at(-1)?.itemVersion).toBe(row.version);
+        let holder: string | null = null;
+        for (const event of history) {
+          if (event.type === 'LEASE_CLAIMED') {
+            expect(holder, `item ${row.recordId} claimed by ${event.actor} while ${holder} held it`).toBeNull();
+            holder = event.actor;
+          } else if (event.type === 'LEASE_RENEWED') {
+            expect(event.actor).toBe(holder);
+          } else if (event.type === 'LEASE_RELEASED' || event.type === 'ITEM_DECIDED') {
+            expect(event.actor).toBe(holder);
+            holder = null;
+          }
+        }
+        expect(history.filter((event) => event.type === 'ITEM_DECIDED')).toHaveLength(1);
+        expect(history.at(-1)?.type).toBe('ITEM_DECIDED');
+      }
+      expect(new Set(events.map((event) => event.id)).size).toBe(events.length);
+    } finally {
+      db.close();
+    }
+
+    // Both processes still answer, and neither logged an unexpected error.
+    for (const server of servers) {
+      const ready = await fetch(`${server.url}/ready`);
+      expect(ready.status).toBe(200);
+      const errorLines = server.stdout.filter((line) => (JSON.parse(line) as { level: number }).level >= 50);
+      expect(errorLines).toEqual([]);
+    }
+  });
+});
+
+describe('two server processes starting on a new file at the same moment', () => {
+  const temp = tempDatabaseFile();
+  const started: StartedServer[] = [];
+  afterAll(async () => {
+    await Promise.all(started.map((server) => server.kill()));
+    temp.cleanup();
+  });
+
+  it('both migrate, both become ready, and the migrations are recorded once', async () => {
+    expect(existsSync(temp.file)).toBe(false);
+    const env = { DATABASE_URL: `file:${temp.file}` };
+    const results = await Promise.allSettled([startServerProcess(env), startServerProcess(env)]);
+    for (const result of results) if (result.status === 'fulfilled') started.push(result.value);
+    expect(results.map((result) => (result.status === 'rejected' ? String(result.reason) : 'started'))).toEqual(['started', 'started']);
+
+    for (const server of started) {
+      expect((await fetch(`${server.url}/ready`)).status).toBe(200);
+      const { body } = await post(server.url, '{ categories { name } }');
+      expect(body).toEqual({ data: { categories: [] } });
+    }
+    const db = new Database(temp.file, { readonly: true });
+    try {
+      const recorded = db.prepare('SELECT migration_name AS name FROM "_prisma_migrations" ORDER BY migration_name').all();
+      expect(recorded).toEqual(readMigrations().map((migration) => ({ name: migration.name })));
+      expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
+    } finally {
+      db.close();
+    }
+  });
+});
