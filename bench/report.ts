@@ -201,6 +201,7 @@ export function renderMarkdown(report: Report): string {
     '  - *cycles ÷ (no-op/2)* says how much a real claim + decide costs over an empty GraphQL round trip; the team target is ≥ 40 %.',
     '- Raw SQLite is single-writer and synchronous, so its rate does not depend on the client count; it is re-measured per row only to expose drift.',
     '- `--quick` runs are smoke tests: their numbers are noise.',
+    '- What was changed to get here, with the figures of each step and where the remaining time goes: [docs/performance.md](docs/performance.md).',
   ];
   if (report.profile) sections.push('', '## Where the server spends its time', '', profileSection(report.profile));
   else

@@ -2,11 +2,14 @@
 // interactive transactions that take SQLite's write lock first; one read-only
 // connection for everything else, which can only ever see committed data.
 import { type Prisma, PrismaClient } from '../generated/prisma/client.js';
+import { GroupCommit } from './group-commit.js';
 import { migrateDatabase } from './migrate.js';
 import { sqliteAdapter } from './sqlite-adapter.js';
+import { type TxSql, WriterStatements } from './tx-sql.js';
 
 export type { Category, Event, Item } from '../generated/prisma/client.js';
 export type { EventType, ItemStatus } from '../generated/prisma/enums.js';
+export type { TxSql } from './tx-sql.js';
 
 /** The client a write transaction gets. Never escapes the transaction callback. */
 export type WriteTx = Prisma.TransactionClient;
@@ -21,19 +24,15 @@ export interface DatabaseOptions {
   maxWaitMs?: number;
 }
 
-export interface WriteOptions {
-  /**
-   * The caller promises that the first statement `work` runs is a write (INSERT, UPDATE, DELETE),
-   * which takes SQLite's write lock by itself; `write` then skips its own lock statement. Hot paths
-   * use this to save a round trip (see item-store.ts).
-   */
-  firstStatementWrites?: boolean;
-}
-
 export interface Database {
   readonly file: string;
-  /** Runs `work` as one interactive transaction holding SQLite's write lock from its first statement. */
-  write<T>(work: (tx: WriteTx) => Promise<T>, options?: WriteOptions): Promise<T>;
+  /**
+   * Runs `work` atomically inside an interactive transaction that holds SQLite's write lock from
+   * its first statement, and resolves once that transaction has committed. Concurrent calls share
+   * one transaction (group commit), each in its own savepoint: a `work` that throws is rolled back
+   * alone. `sql` runs direct statements on the same transaction (see tx-sql.ts).
+   */
+  write<T>(work: (tx: WriteTx, sql: TxSql) => Promise<T>): Promise<T>;
   readonly read: Reader;
   close(): Promise<void>;
 }
@@ -51,12 +50,14 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   const busyTimeoutMs = options.busyTimeoutMs ?? 10_000;
   migrateDatabase(options.file, { busyTimeoutMs });
 
+  const statements = new WriterStatements();
   const writer = new PrismaClient({
     adapter: sqliteAdapter({
       file: options.file,
       busyTimeoutMs,
       readonly: false,
       pragmas: ['PRAGMA foreign_keys = ON', `PRAGMA synchronous = ${options.synchronous ?? 'FULL'}`],
+      onConnect: (prepare) => statements.attach(prepare),
     }),
   });
   const reader = new PrismaClient({
@@ -66,17 +67,24 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   await Promise.all([writer.$connect(), reader.$connect()]);
 
   const maxWait = options.maxWaitMs ?? 15_000;
+  const commits = new GroupCommit<WriteTx>((runJobs) =>
+    writer.$transaction(
+      async (tx) => {
+        const sql = statements.begin();
+        try {
+          sql.run(TAKE_WRITE_LOCK);
+          return await runJobs(tx, sql);
+        } finally {
+          statements.end(sql);
+        }
+      },
+      { maxWait, timeout: maxWait + busyTimeoutMs },
+    ),
+  );
   return {
     file: options.file,
     read: reader,
-    write: (work, writeOptions) =>
-      writer.$transaction(
-        async (tx) => {
-          if (!writeOptions?.firstStatementWrites) await tx.$executeRawUnsafe(TAKE_WRITE_LOCK);
-          return work(tx);
-        },
-        { maxWait, timeout: maxWait + busyTimeoutMs },
-      ),
+    write: (work) => commits.submit(work),
     async close() {
       await Promise.all([writer.$disconnect(), reader.$disconnect()]);
     },

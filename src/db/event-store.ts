@@ -1,7 +1,8 @@
 // Appends history rows. Called only inside the write transaction of the change it records, so an
 // event exists exactly when its change committed.
 import type { EventDetails } from '../domain/events.js';
-import type { EventType, ItemStatus, WriteTx } from './client.js';
+import type { EventType, ItemStatus } from './client.js';
+import type { TxSql } from './tx-sql.js';
 
 export interface NewEvent {
   type: EventType;
@@ -14,11 +15,14 @@ export interface NewEvent {
   details?: EventDetails;
 }
 
-export async function appendEvent(tx: WriteTx, event: NewEvent): Promise<void> {
-  await tx.$executeRawUnsafe(
-    `INSERT INTO "Event" ("occurredAt", "type", "actor", "itemId", "itemVersion", "leaseExpiresAt",
-       "categoryName", "fromStatus", "toStatus", "details")
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+const INSERT_EVENT = `
+  INSERT INTO "Event" ("occurredAt", "type", "actor", "itemId", "itemVersion", "leaseExpiresAt",
+    "categoryName", "fromStatus", "toStatus", "details")
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+
+export function appendEvent(sql: TxSql, event: NewEvent): void {
+  sql.run(
+    INSERT_EVENT,
     event.at.getTime(),
     event.type,
     event.actor,

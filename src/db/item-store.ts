@@ -1,107 +1,148 @@
-// SQL for the hot lease paths. Each "lock…" function is meant to be the FIRST statement of its
-// transaction: it is an UPDATE, so it takes SQLite's write lock, and it returns the row as it was
-// (only `version` changes), which makes it a SELECT … FOR UPDATE. Times are passed as epoch
-// milliseconds, the storage format of every DATETIME column.
-import type { Item, ItemStatus, WriteTx } from './client.js';
+// SQL for the item paths, run as direct statements inside db.write's transaction (which holds
+// SQLite's write lock from its first statement, so a row read here cannot change before the
+// write that follows). Every write is conditional on the state it was decided from (the fence)
+// and bumps `version`. Times are epoch milliseconds, the storage format of every DATETIME column.
+import type { Item, ItemStatus } from './client.js';
+import type { TxSql } from './tx-sql.js';
 
-/**
- * Locks the first claimable item — pending, and never leased or its lease lapsed — in seed A's
- * order (createdAt, batchId, recordId), optionally within one batch. Null when none is claimable.
- */
-export async function lockNextClaimable(tx: WriteTx, now: Date, batchId: string | null): Promise<Item | null> {
-  const batchFilter = batchId === null ? '' : 'AND "batchId" = ?';
-  const rows = await tx.$queryRawUnsafe<Item[]>(
-    `UPDATE "Item" SET "version" = "version" + 1
-     WHERE "id" = (
-       SELECT "id" FROM "Item"
-       WHERE "status" = 'PENDING' AND ("leaseTokenHash" IS NULL OR "leaseExpiresAt" <= ?) ${batchFilter}
-       ORDER BY "createdAt", "batchId", "recordId"
-       LIMIT 1
-     )
-     RETURNING *`,
-    now.getTime(),
-    ...(batchId === null ? [] : [batchId]),
-  );
-  return rows[0] ?? null;
+/** An Item row as SQLite returns it: DATETIME columns hold epoch milliseconds. */
+interface ItemRow extends Omit<Item, 'decidedAt' | 'createdAt' | 'claimedAt' | 'leaseExpiresAt'> {
+  decidedAt: number | null;
+  createdAt: number;
+  claimedAt: number | null;
+  leaseExpiresAt: number | null;
 }
 
-/** Locks the item whose current lease token has this hash, whatever its state. */
-export async function lockByLeaseTokenHash(tx: WriteTx, tokenHash: string): Promise<Item | null> {
-  const rows = await tx.$queryRawUnsafe<Item[]>(
-    'UPDATE "Item" SET "version" = "version" + 1 WHERE "leaseTokenHash" = ? RETURNING *',
-    tokenHash,
-  );
-  return rows[0] ?? null;
+const date = (value: number | null): Date | null => (value === null ? null : new Date(value));
+
+function toItem(row: ItemRow): Item {
+  return {
+    ...row,
+    decidedAt: date(row.decidedAt),
+    createdAt: new Date(row.createdAt),
+    claimedAt: date(row.claimedAt),
+    leaseExpiresAt: date(row.leaseExpiresAt),
+  };
+}
+
+const NEXT_CLAIMABLE = (batchFilter: string) => `
+  SELECT * FROM "Item"
+  WHERE "status" = 'PENDING' AND ("leaseTokenHash" IS NULL OR "leaseExpiresAt" <= ?) ${batchFilter}
+  ORDER BY "createdAt", "batchId", "recordId"
+  LIMIT 1`;
+const NEXT_CLAIMABLE_ANY = NEXT_CLAIMABLE('');
+const NEXT_CLAIMABLE_IN_BATCH = NEXT_CLAIMABLE('AND "batchId" = ?');
+
+/**
+ * The first claimable item — pending, and never leased or its lease lapsed — in seed A's
+ * order (createdAt, batchId, recordId), optionally within one batch. Null when none is claimable.
+ */
+export function findNextClaimable(sql: TxSql, now: Date, batchId: string | null): Item | null {
+  const rows =
+    batchId === null
+      ? sql.all<ItemRow>(NEXT_CLAIMABLE_ANY, now.getTime())
+      : sql.all<ItemRow>(NEXT_CLAIMABLE_IN_BATCH, now.getTime(), batchId);
+  return rows[0] ? toItem(rows[0]) : null;
+}
+
+/** The item whose current lease token has this hash, whatever its state. */
+export function findByLeaseTokenHash(sql: TxSql, tokenHash: string): Item | null {
+  const rows = sql.all<ItemRow>('SELECT * FROM "Item" WHERE "leaseTokenHash" = ?', tokenHash);
+  return rows[0] ? toItem(rows[0]) : null;
 }
 
 /** Grants a lease, only if the item is still claimable at `now` (the fence). Returns whether it did. */
-export async function grantLease(
-  tx: WriteTx,
-  itemId: number,
-  lease: { tokenHash: string; holder: string; now: Date; expiresAt: Date },
-): Promise<boolean> {
-  const changed = await tx.$executeRawUnsafe(
-    `UPDATE "Item" SET "leaseTokenHash" = ?, "claimedBy" = ?, "claimedAt" = ?, "leaseExpiresAt" = ?
-     WHERE "id" = ? AND "status" = 'PENDING' AND ("leaseTokenHash" IS NULL OR "leaseExpiresAt" <= ?)`,
-    lease.tokenHash,
-    lease.holder,
-    lease.now.getTime(),
-    lease.expiresAt.getTime(),
-    itemId,
-    lease.now.getTime(),
+export function grantLease(sql: TxSql, itemId: number, lease: { tokenHash: string; holder: string; now: Date; expiresAt: Date }): boolean {
+  return (
+    sql.run(
+      `UPDATE "Item" SET "leaseTokenHash" = ?, "claimedBy" = ?, "claimedAt" = ?, "leaseExpiresAt" = ?, "version" = "version" + 1
+       WHERE "id" = ? AND "status" = 'PENDING' AND ("leaseTokenHash" IS NULL OR "leaseExpiresAt" <= ?)`,
+      lease.tokenHash,
+      lease.holder,
+      lease.now.getTime(),
+      lease.expiresAt.getTime(),
+      itemId,
+      lease.now.getTime(),
+    ) === 1
   );
-  return changed === 1;
 }
 
 /** The fence for a holder's change: still pending, still this token, lease unexpired at `now`. */
 const HELD = `"id" = ? AND "status" = 'PENDING' AND "leaseTokenHash" = ? AND "leaseExpiresAt" > ?`;
 
-export async function extendLease(tx: WriteTx, held: Item, now: Date, expiresAt: Date): Promise<boolean> {
-  const changed = await tx.$executeRawUnsafe(
-    `UPDATE "Item" SET "leaseExpiresAt" = ? WHERE ${HELD}`,
-    expiresAt.getTime(),
-    held.id,
-    held.leaseTokenHash,
-    now.getTime(),
+export function extendLease(sql: TxSql, held: Item, now: Date, expiresAt: Date): boolean {
+  return (
+    sql.run(
+      `UPDATE "Item" SET "leaseExpiresAt" = ?, "version" = "version" + 1 WHERE ${HELD}`,
+      expiresAt.getTime(),
+      held.id,
+      held.leaseTokenHash,
+      now.getTime(),
+    ) === 1
   );
-  return changed === 1;
 }
 
-export async function clearLease(tx: WriteTx, held: Item, now: Date): Promise<boolean> {
-  const changed = await tx.$executeRawUnsafe(
-    `UPDATE "Item" SET "leaseTokenHash" = NULL, "claimedBy" = NULL, "claimedAt" = NULL, "leaseExpiresAt" = NULL
-     WHERE ${HELD}`,
-    held.id,
-    held.leaseTokenHash,
-    now.getTime(),
+export function clearLease(sql: TxSql, held: Item, now: Date): boolean {
+  return (
+    sql.run(
+      `UPDATE "Item" SET "leaseTokenHash" = NULL, "claimedBy" = NULL, "claimedAt" = NULL, "leaseExpiresAt" = NULL,
+         "version" = "version" + 1
+       WHERE ${HELD}`,
+      held.id,
+      held.leaseTokenHash,
+      now.getTime(),
+    ) === 1
   );
-  return changed === 1;
 }
 
-export async function recordDecision(
-  tx: WriteTx,
+export function recordDecision(
+  sql: TxSql,
   held: Item,
   now: Date,
   decision: { status: ItemStatus; finalCategory: string | null; reviewedBy: string },
-): Promise<boolean> {
-  const changed = await tx.$executeRawUnsafe(
-    `UPDATE "Item" SET "status" = ?, "finalCategory" = ?, "reviewedBy" = ?, "decidedAt" = ?,
-       "leaseTokenHash" = NULL, "claimedBy" = NULL, "claimedAt" = NULL, "leaseExpiresAt" = NULL
-     WHERE ${HELD}`,
-    decision.status,
-    decision.finalCategory,
-    decision.reviewedBy,
-    now.getTime(),
-    held.id,
-    held.leaseTokenHash,
-    now.getTime(),
+): boolean {
+  return (
+    sql.run(
+      `UPDATE "Item" SET "status" = ?, "finalCategory" = ?, "reviewedBy" = ?, "decidedAt" = ?,
+         "leaseTokenHash" = NULL, "claimedBy" = NULL, "claimedAt" = NULL, "leaseExpiresAt" = NULL,
+         "version" = "version" + 1
+       WHERE ${HELD}`,
+      decision.status,
+      decision.finalCategory,
+      decision.reviewedBy,
+      now.getTime(),
+      held.id,
+      held.leaseTokenHash,
+      now.getTime(),
+    ) === 1
   );
-  return changed === 1;
 }
 
 /** Whether a category exists and is retired, read inside the caller's transaction. */
-export async function categoryStanding(tx: WriteTx, name: string): Promise<{ exists: true; retired: boolean } | null> {
-  const rows = await tx.$queryRawUnsafe<{ retiredAt: Date | null }[]>('SELECT "retiredAt" FROM "Category" WHERE "name" = ?', name);
-  const row = rows[0];
+export function categoryStanding(sql: TxSql, name: string): { exists: true; retired: boolean } | null {
+  const row = sql.all<{ retiredAt: number | null }>('SELECT "retiredAt" FROM "Category" WHERE "name" = ?', name)[0];
   return row ? { exists: true, retired: row.retiredAt !== null } : null;
+}
+
+export function itemExists(sql: TxSql, batchId: string, recordId: string): boolean {
+  return sql.all('SELECT 1 FROM "Item" WHERE "batchId" = ? AND "recordId" = ?', batchId, recordId).length > 0;
+}
+
+export function insertItem(
+  sql: TxSql,
+  item: { batchId: string; recordId: string; proposedCategory: string; reason: string; createdAt: Date; addedBy: string },
+): Item {
+  const rows = sql.all<ItemRow>(
+    `INSERT INTO "Item" ("batchId", "recordId", "proposedCategory", "reason", "createdAt", "addedBy")
+     VALUES (?, ?, ?, ?, ?, ?) RETURNING *`,
+    item.batchId,
+    item.recordId,
+    item.proposedCategory,
+    item.reason,
+    item.createdAt.getTime(),
+    item.addedBy,
+  );
+  const row = rows[0];
+  if (!row) throw new Error('INSERT … RETURNING returned no row.');
+  return toItem(row);
 }

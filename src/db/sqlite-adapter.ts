@@ -13,6 +13,8 @@ export interface ConnectionSettings {
   readonly: boolean;
   /** Statements run once on the new connection, e.g. `PRAGMA foreign_keys = ON`. */
   pragmas: string[];
+  /** Receives the connection's own `prepare`, for statements run inside the adapter's transactions. */
+  onConnect?: (prepare: (sql: string) => Statement) => void;
 }
 
 const CACHE_LIMIT = 256;
@@ -54,8 +56,7 @@ class BoundStatement {
   }
 }
 
-function cacheStatements(connection: SqliteConnection): void {
-  const prepare = connection.prepare.bind(connection);
+function cacheStatements(connection: SqliteConnection, prepare: (sql: string) => Statement): void {
   const cache = new Map<string, Statement>();
   (connection as unknown as { prepare(sql: string): BoundStatement }).prepare = (sql: string) => {
     let statement = cache.get(sql);
@@ -78,7 +79,9 @@ export function sqliteAdapter(settings: ConnectionSettings): AdapterFactory {
     const adapter = await connect();
     const connection = (adapter as unknown as { client: SqliteConnection }).client;
     for (const pragma of settings.pragmas) connection.exec(pragma);
-    cacheStatements(connection);
+    const prepare = connection.prepare.bind(connection);
+    cacheStatements(connection, prepare);
+    settings.onConnect?.(prepare);
     return adapter;
   };
   return inner;

@@ -15,7 +15,7 @@ export async function addCategories(deps: ServiceDeps, actor: Actor, names: read
   if (new Set(valid).size !== valid.length) {
     throw new DomainError('DUPLICATE_CATEGORY', 'The same category is listed more than once.', 'names');
   }
-  return deps.db.write(async (tx) => {
+  return deps.db.write(async (tx, sql) => {
     const now = deps.clock.now();
     const existing = await tx.category.findMany({ where: { name: { in: valid } }, select: { name: true } });
     if (existing.length > 0) {
@@ -24,7 +24,7 @@ export async function addCategories(deps: ServiceDeps, actor: Actor, names: read
     const created: Category[] = [];
     for (const name of valid) {
       created.push(await tx.category.create({ data: { name, createdAt: now, createdBy: actor.name } }));
-      await appendEvent(tx, { type: 'CATEGORY_ADDED', actor: actor.name, at: now, categoryName: name });
+      appendEvent(sql, { type: 'CATEGORY_ADDED', actor: actor.name, at: now, categoryName: name });
     }
     return created;
   });
@@ -33,13 +33,13 @@ export async function addCategories(deps: ServiceDeps, actor: Actor, names: read
 /** Retires a category: it stays on the items that use it but can no longer be proposed or chosen. */
 export async function retireCategory(deps: ServiceDeps, actor: Actor, rawName: string): Promise<Category> {
   const name = validateText(rawName, 'name', LIMITS.category);
-  return deps.db.write(async (tx) => {
+  return deps.db.write(async (tx, sql) => {
     const now = deps.clock.now();
     const category = await tx.category.findUnique({ where: { name } });
     if (!category) throw new DomainError('CATEGORY_NOT_FOUND', `No category is named "${name}".`, 'name');
     if (category.retiredAt) throw new DomainError('CATEGORY_RETIRED', `Category "${name}" is already retired.`, 'name');
     const retired = await tx.category.update({ where: { name }, data: { retiredAt: now, retiredBy: actor.name } });
-    await appendEvent(tx, { type: 'CATEGORY_RETIRED', actor: actor.name, at: now, categoryName: name });
+    appendEvent(sql, { type: 'CATEGORY_RETIRED', actor: actor.name, at: now, categoryName: name });
     return retired;
   });
 }

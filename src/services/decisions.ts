@@ -6,7 +6,7 @@ import { DomainError } from '../domain/errors.js';
 import { checkDecisionArguments, type Decision, finalCategory } from '../domain/review.js';
 import { validateToken } from '../domain/validation.js';
 import type { Actor, ServiceDeps } from './context.js';
-import { lockActiveLease } from './leases.js';
+import { findActiveLease } from './leases.js';
 
 export interface DecideInput {
   token: string;
@@ -19,40 +19,38 @@ export async function decideItem(deps: ServiceDeps, actor: Actor, input: DecideI
   const token = validateToken(input.token);
   const correction = checkDecisionArguments(input.decision, input.category);
 
-  return deps.db.write(
-    async (tx) => {
-      const now = deps.clock.now();
-      const held = await lockActiveLease(tx, token, now);
-      const standing = correction === null ? null : await categoryStanding(tx, correction);
-      const final = finalCategory(input.decision, held.proposedCategory, correction, standing);
-      // The decider is the lease holder, as in seed A.
-      const reviewedBy = held.claimedBy ?? actor.name;
+  return deps.db.write(async (_tx, sql) => {
+    const now = deps.clock.now();
+    const held = findActiveLease(sql, token, now);
+    const standing = correction === null ? null : categoryStanding(sql, correction);
+    const final = finalCategory(input.decision, held.proposedCategory, correction, standing);
+    // The decider is the lease holder, as in seed A.
+    const reviewedBy = held.claimedBy ?? actor.name;
 
-      if (!(await recordDecision(tx, held, now, { status: input.decision, finalCategory: final, reviewedBy }))) {
-        throw new DomainError('DECISION_CONFLICT', 'The item changed while deciding; look it up and claim again.');
-      }
-      const item: Item = {
-        ...held,
-        status: input.decision,
-        finalCategory: final,
-        reviewedBy,
-        decidedAt: now,
-        leaseTokenHash: null,
-        claimedBy: null,
-        claimedAt: null,
-        leaseExpiresAt: null,
-      };
-      await appendEvent(tx, {
-        type: 'ITEM_DECIDED',
-        actor: reviewedBy,
-        at: now,
-        item,
-        fromStatus: 'PENDING',
-        toStatus: input.decision,
-        details: { decision: input.decision, finalCategory: final, reviewedBy },
-      });
-      return item;
-    },
-    { firstStatementWrites: true },
-  );
+    if (!recordDecision(sql, held, now, { status: input.decision, finalCategory: final, reviewedBy })) {
+      throw new DomainError('DECISION_CONFLICT', 'The item changed while deciding; look it up and claim again.');
+    }
+    const item: Item = {
+      ...held,
+      status: input.decision,
+      finalCategory: final,
+      reviewedBy,
+      decidedAt: now,
+      leaseTokenHash: null,
+      claimedBy: null,
+      claimedAt: null,
+      leaseExpiresAt: null,
+      version: held.version + 1,
+    };
+    appendEvent(sql, {
+      type: 'ITEM_DECIDED',
+      actor: reviewedBy,
+      at: now,
+      item,
+      fromStatus: 'PENDING',
+      toStatus: input.decision,
+      details: { decision: input.decision, finalCategory: final, reviewedBy },
+    });
+    return item;
+  });
 }

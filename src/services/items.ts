@@ -1,7 +1,8 @@
 // Adding review items to the queue, one at a time or many in one call.
 
-import type { Item, WriteTx } from '../db/client.js';
+import type { Item, TxSql } from '../db/client.js';
 import { appendEvent } from '../db/event-store.js';
+import { categoryStanding, insertItem, itemExists } from '../db/item-store.js';
 import { DomainError } from '../domain/errors.js';
 import { creationTime } from '../domain/lease.js';
 import { LIMITS, validateText } from '../domain/validation.js';
@@ -25,23 +26,19 @@ function validateNewItem(input: NewItem, prefix = ''): NewItem {
   };
 }
 
-async function insertItem(tx: WriteTx, actor: Actor, now: Date, item: NewItem, prefix: string): Promise<Item> {
-  const category = await tx.category.findUnique({ where: { name: item.proposedCategory } });
-  if (!category) {
+function addOne(sql: TxSql, actor: Actor, now: Date, item: NewItem, prefix: string): Item {
+  const standing = categoryStanding(sql, item.proposedCategory);
+  if (!standing) {
     throw new DomainError('UNKNOWN_CATEGORY', `"${item.proposedCategory}" is not an allowed category.`, `${prefix}proposedCategory`);
   }
-  if (category.retiredAt) {
+  if (standing.retired) {
     throw new DomainError('CATEGORY_RETIRED', `Category "${item.proposedCategory}" is retired.`, `${prefix}proposedCategory`);
   }
-  const existing = await tx.item.findUnique({
-    where: { batchId_recordId: { batchId: item.batchId, recordId: item.recordId } },
-    select: { id: true },
-  });
-  if (existing) {
+  if (itemExists(sql, item.batchId, item.recordId)) {
     throw new DomainError('DUPLICATE_ITEM', `Item (${item.batchId}, ${item.recordId}) already exists.`, `${prefix}recordId`);
   }
-  const created = await tx.item.create({ data: { ...item, createdAt: creationTime(now), addedBy: actor.name } });
-  await appendEvent(tx, {
+  const created = insertItem(sql, { ...item, createdAt: creationTime(now), addedBy: actor.name });
+  appendEvent(sql, {
     type: 'ITEM_ADDED',
     actor: actor.name,
     at: now,
@@ -54,7 +51,7 @@ async function insertItem(tx: WriteTx, actor: Actor, now: Date, item: NewItem, p
 
 export async function addItem(deps: ServiceDeps, actor: Actor, input: NewItem): Promise<Item> {
   const item = validateNewItem(input);
-  return deps.db.write((tx) => insertItem(tx, actor, deps.clock.now(), item, ''));
+  return deps.db.write(async (_tx, sql) => addOne(sql, actor, deps.clock.now(), item, ''));
 }
 
 /**
@@ -73,7 +70,7 @@ export async function addItems(deps: ServiceDeps, actor: Actor, inputs: readonly
       throw error;
     }
   });
-  return deps.db.write(async (tx) => {
+  return deps.db.write(async (_tx, sql) => {
     const now = deps.clock.now();
     const outcomes: AddItemOutcome[] = [];
     for (const [index, entry] of checked.entries()) {
@@ -82,7 +79,7 @@ export async function addItems(deps: ServiceDeps, actor: Actor, inputs: readonly
         continue;
       }
       try {
-        outcomes.push({ ok: true, item: await insertItem(tx, actor, now, entry.item, `items[${index}].`) });
+        outcomes.push({ ok: true, item: addOne(sql, actor, now, entry.item, `items[${index}].`) });
       } catch (error) {
         if (!(error instanceof DomainError)) throw error;
         outcomes.push({ ok: false, error });

@@ -1,7 +1,7 @@
 // Claim, renew and release: the lease half of seed A's contract.
-import type { Item, WriteTx } from '../db/client.js';
+import type { Item, TxSql } from '../db/client.js';
 import { appendEvent } from '../db/event-store.js';
-import { clearLease, extendLease, grantLease, lockByLeaseTokenHash, lockNextClaimable } from '../db/item-store.js';
+import { clearLease, extendLease, findByLeaseTokenHash, findNextClaimable, grantLease } from '../db/item-store.js';
 import { DomainError } from '../domain/errors.js';
 import { hashLeaseToken, isLapsed, issueLeaseToken, leaseExpiry } from '../domain/lease.js';
 import { LIMITS, validateLeaseSeconds, validateText, validateToken } from '../domain/validation.js';
@@ -19,9 +19,6 @@ export interface Claim {
   token: string;
 }
 
-/** Every lease operation starts with a write (the lock…() statements), so no extra lock statement is needed. */
-const STARTS_WITH_WRITE = { firstStatementWrites: true } as const;
-
 /**
  * Takes the first claimable item in seed A's order (createdAt, batchId, recordId).
  * Returns null when nothing is claimable: a normal answer, not an error.
@@ -34,18 +31,25 @@ export async function claimItem(deps: ServiceDeps, actor: Actor, input: ClaimInp
   const token = issueLeaseToken();
   const tokenHash = hashLeaseToken(token);
 
-  return deps.db.write(async (tx) => {
+  return deps.db.write(async (_tx, sql) => {
     const now = deps.clock.now();
-    const candidate = await lockNextClaimable(tx, now, batchId);
+    const candidate = findNextClaimable(sql, now, batchId);
     if (!candidate) return null;
 
     const expiresAt = leaseExpiry(now, leaseSeconds);
-    if (!(await grantLease(tx, candidate.id, { tokenHash, holder: reviewer, now, expiresAt }))) {
+    if (!grantLease(sql, candidate.id, { tokenHash, holder: reviewer, now, expiresAt })) {
       throw new DomainError('CLAIM_CONFLICT', 'The item was claimed by someone else; claim again.');
     }
-    const item: Item = { ...candidate, leaseTokenHash: tokenHash, claimedBy: reviewer, claimedAt: now, leaseExpiresAt: expiresAt };
+    const item: Item = {
+      ...candidate,
+      leaseTokenHash: tokenHash,
+      claimedBy: reviewer,
+      claimedAt: now,
+      leaseExpiresAt: expiresAt,
+      version: candidate.version + 1,
+    };
     const replaced = candidate.leaseTokenHash !== null;
-    await appendEvent(tx, {
+    appendEvent(sql, {
       type: 'LEASE_CLAIMED',
       actor: reviewer,
       at: now,
@@ -59,15 +63,15 @@ export async function claimItem(deps: ServiceDeps, actor: Actor, input: ClaimInp
       },
     });
     return { item, token };
-  }, STARTS_WITH_WRITE);
+  });
 }
 
 /**
- * Locks the pending item holding `token` and checks its lease is still running.
+ * Finds the pending item holding `token` and checks its lease is still running.
  * CLAIM_NOT_FOUND: no pending item holds it. CLAIM_EXPIRED: it does, but the lease lapsed.
  */
-export async function lockActiveLease(tx: WriteTx, token: string, now: Date): Promise<Item> {
-  const item = await lockByLeaseTokenHash(tx, hashLeaseToken(token));
+export function findActiveLease(sql: TxSql, token: string, now: Date): Item {
+  const item = findByLeaseTokenHash(sql, hashLeaseToken(token));
   if (item?.status !== 'PENDING' || item.leaseExpiresAt === null) {
     throw new DomainError(
       'CLAIM_NOT_FOUND',
@@ -85,15 +89,15 @@ export async function lockActiveLease(tx: WriteTx, token: string, now: Date): Pr
 export async function renewLease(deps: ServiceDeps, actor: Actor, input: { token: string; leaseSeconds?: number | null }): Promise<Item> {
   const leaseSeconds = validateLeaseSeconds(input.leaseSeconds ?? LIMITS.defaultLeaseSeconds);
   const token = validateToken(input.token);
-  return deps.db.write(async (tx) => {
+  return deps.db.write(async (_tx, sql) => {
     const now = deps.clock.now();
-    const held = await lockActiveLease(tx, token, now);
+    const held = findActiveLease(sql, token, now);
     const expiresAt = leaseExpiry(now, leaseSeconds);
-    if (!(await extendLease(tx, held, now, expiresAt))) {
+    if (!extendLease(sql, held, now, expiresAt)) {
       throw new DomainError('CLAIM_CONFLICT', 'The lease changed while renewing; check the item.');
     }
-    const item: Item = { ...held, leaseExpiresAt: expiresAt };
-    await appendEvent(tx, {
+    const item: Item = { ...held, leaseExpiresAt: expiresAt, version: held.version + 1 };
+    appendEvent(sql, {
       type: 'LEASE_RENEWED',
       actor: held.claimedBy ?? actor.name,
       at: now,
@@ -101,20 +105,20 @@ export async function renewLease(deps: ServiceDeps, actor: Actor, input: { token
       details: { holder: held.claimedBy, leaseSeconds, previousExpiresAt: held.leaseExpiresAt?.toISOString() ?? null },
     });
     return item;
-  }, STARTS_WITH_WRITE);
+  });
 }
 
 /** Gives the item back without a decision; it is claimable again at once. */
 export async function releaseLease(deps: ServiceDeps, actor: Actor, input: { token: string }): Promise<Item> {
   const token = validateToken(input.token);
-  return deps.db.write(async (tx) => {
+  return deps.db.write(async (_tx, sql) => {
     const now = deps.clock.now();
-    const held = await lockActiveLease(tx, token, now);
-    if (!(await clearLease(tx, held, now))) {
+    const held = findActiveLease(sql, token, now);
+    if (!clearLease(sql, held, now)) {
       throw new DomainError('CLAIM_CONFLICT', 'The lease changed while releasing; check the item.');
     }
-    const item: Item = { ...held, leaseTokenHash: null, claimedBy: null, claimedAt: null, leaseExpiresAt: null };
-    await appendEvent(tx, {
+    const item: Item = { ...held, leaseTokenHash: null, claimedBy: null, claimedAt: null, leaseExpiresAt: null, version: held.version + 1 };
+    appendEvent(sql, {
       type: 'LEASE_RELEASED',
       actor: held.claimedBy ?? actor.name,
       at: now,
@@ -122,5 +126,5 @@ export async function releaseLease(deps: ServiceDeps, actor: Actor, input: { tok
       details: { holder: held.claimedBy },
     });
     return item;
-  }, STARTS_WITH_WRITE);
+  });
 }
