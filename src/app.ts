@@ -17,7 +17,7 @@ import type { Logger } from './logger.js';
 export interface AppOptions {
   db: Database;
   clock: Clock;
-  config: Pick<Config, 'host' | 'port' | 'graphiql' | 'shutdownTimeoutMs'>;
+  config: Pick<Config, 'host' | 'port' | 'graphiql' | 'shutdownTimeoutMs' | 'maxBodyBytes'>;
   logger: Logger;
 }
 
@@ -70,6 +70,31 @@ function requestIds(logger: Logger, ids: WeakMap<Request, string>): Plugin {
   };
 }
 
+/**
+ * Refuses request bodies over the limit before reading them. A POST must state its length, so a
+ * chunked upload cannot slip past the check.
+ */
+function bodyLimit(maxBytes: number): Plugin {
+  return {
+    onRequest({ request, endResponse, fetchAPI }) {
+      if (request.method !== 'POST') return;
+      const declared = request.headers.get('content-length');
+      const refuse = (status: number, code: string, message: string) =>
+        endResponse(
+          new fetchAPI.Response(JSON.stringify({ errors: [{ message, extensions: { code } }] }), {
+            status,
+            headers: { 'content-type': 'application/json; charset=utf-8' },
+          }),
+        );
+      if (declared === null) {
+        refuse(411, 'LENGTH_REQUIRED', 'Send a Content-Length header with the request body.');
+      } else if (!/^\d+$/.test(declared) || Number(declared) > maxBytes) {
+        refuse(413, 'PAYLOAD_TOO_LARGE', `The request body must be at most ${maxBytes} bytes.`);
+      }
+    },
+  };
+}
+
 /** Applies the error convention to every execution result, where the request's id is known. */
 function clientErrors(): Plugin<GraphQLContext> {
   const clean = (result: ExecutionResult, context: GraphQLContext): ExecutionResult | undefined =>
@@ -115,6 +140,7 @@ export function createApp(options: AppOptions): App {
     },
     plugins: [
       requestIds(logger, ids),
+      bodyLimit(config.maxBodyBytes),
       clientErrors(),
       useReadinessCheck({
         endpoint: '/ready',

@@ -12,6 +12,12 @@ const schema = z.object({
   SQLITE_BUSY_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
   SQLITE_SYNCHRONOUS: z.enum(['NORMAL', 'FULL']).default('FULL'),
   GRAPHIQL: z.enum(['true', 'false']).default('true'),
+  MAX_BODY_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .max(100 * 1024 * 1024)
+    .default(2 * 1024 * 1024),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
 });
 
@@ -24,6 +30,8 @@ export interface Config {
   busyTimeoutMs: number;
   synchronous: 'NORMAL' | 'FULL';
   graphiql: boolean;
+  /** Largest accepted request body; 500 items with 1000-character reasons in UTF-8 fit in the default 2 MiB. */
+  maxBodyBytes: number;
   shutdownTimeoutMs: number;
 }
 
@@ -54,6 +62,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     busyTimeoutMs: values.SQLITE_BUSY_TIMEOUT_MS,
     synchronous: values.SQLITE_SYNCHRONOUS,
     graphiql: values.GRAPHIQL === 'true',
+    maxBodyBytes: values.MAX_BODY_BYTES,
     shutdownTimeoutMs: values.SHUTDOWN_TIMEOUT_MS,
   };
 }

@@ -11,7 +11,10 @@ import { CategoryRef } from './types/category.js';
 import { ItemRef } from './types/refs.js';
 
 /** Every mutation returns `<Name>Payload | UserError`: branch on `__typename`, or select `... on Error`. */
-const refusals = (name: string) => ({ types: [DomainError], union: { name: `${name}Result` } });
+const refusals = (name: string) => ({
+  types: [DomainError],
+  union: { name: `${name}Result`, description: `Either the ${name}Payload or the UserError saying why it was refused.` },
+});
 
 const DecisionEnum = builder.enumType('Decision', {
   description: 'The outcome a reviewer records.',
@@ -124,6 +127,7 @@ builder.mutationFields((t) => ({
     args: {
       input: t.arg({
         required: true,
+        description: 'What to do; see the input type.',
         type: builder.inputType('AddCategoriesInput', {
           description: 'Categories to add.',
           fields: (f) => ({ names: f.stringList({ required: true, description: 'The new category names.' }) }),
@@ -139,6 +143,7 @@ builder.mutationFields((t) => ({
     args: {
       input: t.arg({
         required: true,
+        description: 'What to do; see the input type.',
         type: builder.inputType('RetireCategoryInput', {
           description: 'The category to retire.',
           fields: (f) => ({ name: f.string({ required: true, description: 'Its name.' }) }),
@@ -151,7 +156,7 @@ builder.mutationFields((t) => ({
     type: AddItemPayload,
     description: 'Adds one proposal to the queue.',
     errors: refusals('AddItem'),
-    args: { input: t.arg({ type: AddItemInput, required: true }) },
+    args: { input: t.arg({ type: AddItemInput, required: true, description: 'The proposal.' }) },
     resolve: async (_root, { input }, context) => ({ item: await addItem(context, context.actor(), input) }),
   }),
   addItems: t.field({
@@ -161,6 +166,7 @@ builder.mutationFields((t) => ({
     args: {
       input: t.arg({
         required: true,
+        description: 'What to do; see the input type.',
         type: builder.inputType('AddItemsInput', {
           description: 'The proposals to add.',
           fields: (f) => ({ items: f.field({ type: [AddItemInput], required: true, description: '1–500 proposals.' }) }),
@@ -180,6 +186,7 @@ builder.mutationFields((t) => ({
     args: {
       input: t.arg({
         required: true,
+        description: 'What to do; see the input type.',
         type: builder.inputType('ClaimItemInput', {
           description: 'Who claims, for how long, and optionally from which batch.',
           fields: (f) => ({
@@ -201,6 +208,7 @@ builder.mutationFields((t) => ({
     args: {
       input: t.arg({
         required: true,
+        description: 'What to do; see the input type.',
         type: builder.inputType('RenewLeaseInput', {
           description: 'The lease to renew.',
           fields: (f) => ({
@@ -219,6 +227,7 @@ builder.mutationFields((t) => ({
     args: {
       input: t.arg({
         required: true,
+        description: 'What to do; see the input type.',
         type: builder.inputType('ReleaseLeaseInput', {
           description: 'The lease to release.',
           fields: (f) => ({ token: f.string({ required: true, description: 'The token from claimItem.' }) }),
@@ -234,6 +243,7 @@ builder.mutationFields((t) => ({
     args: {
       input: t.arg({
         required: true,
+        description: 'What to do; see the input type.',
         type: builder.inputType('DecideItemInput', {
           description: 'The lease and the decision.',
           fields: (f) => ({

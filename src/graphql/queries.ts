@@ -35,7 +35,10 @@ builder.queryFields((t) => ({
   item: t.field({
     type: ItemRef,
     description: 'Looks an item up by its natural key. ITEM_NOT_FOUND when there is none.',
-    errors: { types: [DomainError], union: { name: 'ItemLookupResult' } },
+    errors: {
+      types: [DomainError],
+      union: { name: 'ItemLookupResult', description: 'The item, or the UserError saying why there is none.' },
+    },
     args: {
       batchId: t.arg.string({ required: true, description: 'The batch id (1–100 characters).' }),
       recordId: t.arg.string({ required: true, description: 'The record id (1–100 characters).' }),

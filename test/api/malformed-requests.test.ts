@@ -56,3 +56,58 @@ describe('malformed requests', () => {
     expect(body).toEqual({ data: { events: { edges: [] }, items: { edges: [] } } });
   });
 });
+
+describe('request body limits', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer();
+  });
+  afterAll(() => server.stop());
+
+  it('accepts the largest legitimate call: 500 items with 1000-character reasons in three-byte characters', async () => {
+    await postGraphQL(server.url, 'mutation { addCategories(input: {names: ["配送"]}) { __typename } }');
+    const items = Array.from({ length: 500 }, (_, index) => ({
+      batchId: 'b'.repeat(100),
+      recordId: `r${index}`.padEnd(100, 'x'),
+      proposedCategory: '配送',
+      reason: '照'.repeat(1000),
+    }));
+    const response = await postGraphQL(
+      server.url,
+      'mutation ($items: [AddItemInput!]!) { addItems(input: {items: $items}) { ... on AddItemsPayload { addedCount } } }',
+      { items },
+    );
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ data: { addItems: { addedCount: 500 } } });
+  });
+
+  it('refuses a body over 2 MiB with 413 PAYLOAD_TOO_LARGE and stores nothing', async () => {
+    const before = (await (await postGraphQL(server.url, '{ events(last: 1) { edges { node { sequence } } } }')).json()) as unknown;
+    const response = await postGraphQL(
+      server.url,
+      `mutation { addCategories(input: {names: ["${'x'.repeat(3 * 1024 * 1024)}"]}) { __typename } }`,
+    );
+    expect(response.status).toBe(413);
+    expect(((await response.json()) as { errors: { extensions: { code: string } }[] }).errors[0]?.extensions.code).toBe(
+      'PAYLOAD_TOO_LARGE',
+    );
+    const after = (await (await postGraphQL(server.url, '{ events(last: 1) { edges { node { sequence } } } }')).json()) as unknown;
+    expect(after).toEqual(before);
+  });
+
+  it('refuses a POST without Content-Length (a chunked body) with 411', async () => {
+    const body = new ReadableStream({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode('{"query":"{ serverTime }"}'));
+        controller.close();
+      },
+    });
+    const response = await fetch(`${server.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body,
+      duplex: 'half',
+    } as RequestInit);
+    expect(response.status).toBe(411);
+  });
+});

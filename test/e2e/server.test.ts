@@ -256,7 +256,7 @@ describe('error masking', () => {
     const app = createApp({
       db: failing,
       clock: new ManualClock(Date.UTC(2026, 10, 30, 9)),
-      config: { host: '127.0.0.1', port: 0, graphiql: false, shutdownTimeoutMs: 1_000 },
+      config: { host: '127.0.0.1', port: 0, graphiql: false, shutdownTimeoutMs: 1_000, maxBodyBytes: 1024 * 1024 },
       logger: createLogger('info', sink),
     });
     url = await app.start();

@@ -58,7 +58,7 @@ export async function startTestServer(options: { file?: string; start?: number }
   const app = createApp({
     db,
     clock,
-    config: { host: '127.0.0.1', port: 0, graphiql: true, shutdownTimeoutMs: 2_000 },
+    config: { host: '127.0.0.1', port: 0, graphiql: true, shutdownTimeoutMs: 2_000, maxBodyBytes: 2 * 1024 * 1024 },
     logger: createLogger('debug', sink),
   });
   const url = await app.start();
