@@ -158,6 +158,32 @@ describe('migrations', () => {
     expect(migrateDatabase(file)).toEqual([]);
   });
 
+  it('`npm run db:migrate` creates and migrates the DATABASE_URL file and says what it did', async () => {
+    const file = freshFile();
+    const run = () =>
+      new Promise<{ code: number | null; stdout: string }>((resolve) => {
+        const child = spawn(process.execPath, ['--import', TSX_LOADER, path.join(ROOT, 'src', 'db', 'migrate-cli.ts')], {
+          cwd: ROOT,
+          env: { ...process.env, DATABASE_URL: `file:${file}` },
+        });
+        let stdout = '';
+        child.stdout.on('data', (chunk) => {
+          stdout += String(chunk);
+        });
+        child.on('close', (code) => resolve({ code, stdout }));
+      });
+    const first = await run();
+    expect(first.code).toBe(0);
+    expect(JSON.parse(first.stdout)).toEqual({
+      database: file,
+      applied: MIGRATIONS.map((migration) => migration.name),
+      message: 'migrations applied',
+    });
+    expect(existsSync(file)).toBe(true);
+    const second = await run();
+    expect(JSON.parse(second.stdout)).toMatchObject({ applied: [], message: 'already up to date' });
+  });
+
   it('refuse a migration whose SQL changed after it was applied', async () => {
     const dir = copyOfMigrations();
     const file = freshFile();
