@@ -9,6 +9,8 @@ export interface NewEvent {
   actor: string;
   at: Date;
   item?: { id: number; version: number; leaseExpiresAt: Date | null };
+  /** For lease events: which of the item's leases (Item.leaseNumber) the event is about. */
+  leaseNumber?: number;
   categoryName?: string;
   fromStatus?: ItemStatus;
   toStatus?: ItemStatus;
@@ -17,8 +19,8 @@ export interface NewEvent {
 
 const INSERT_EVENT = `
   INSERT INTO "Event" ("occurredAt", "type", "actor", "itemId", "itemVersion", "leaseExpiresAt",
-    "categoryName", "fromStatus", "toStatus", "details")
-  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+    "categoryName", "fromStatus", "toStatus", "details", "leaseNumber")
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
 
 export function appendEvent(sql: TxSql, event: NewEvent): void {
   sql.run(
@@ -33,5 +35,6 @@ export function appendEvent(sql: TxSql, event: NewEvent): void {
     event.fromStatus ?? null,
     event.toStatus ?? null,
     JSON.stringify(event.details ?? {}),
+    event.leaseNumber ?? null,
   );
 }

@@ -6,7 +6,8 @@ import type { Item, ItemStatus } from './client.js';
 import type { TxSql } from './tx-sql.js';
 
 /** An Item row as SQLite returns it: DATETIME columns hold epoch milliseconds. */
-interface ItemRow extends Omit<Item, 'decidedAt' | 'createdAt' | 'claimedAt' | 'leaseExpiresAt'> {
+interface ItemRow extends Omit<Item, 'decidedAt' | 'createdAt' | 'claimedAt' | 'leaseExpiresAt' | 'leaseExpiryRecorded'> {
+  leaseExpiryRecorded: number;
   decidedAt: number | null;
   createdAt: number;
   claimedAt: number | null;
@@ -22,6 +23,7 @@ function toItem(row: ItemRow): Item {
     createdAt: new Date(row.createdAt),
     claimedAt: date(row.claimedAt),
     leaseExpiresAt: date(row.leaseExpiresAt),
+    leaseExpiryRecorded: row.leaseExpiryRecorded !== 0,
   };
 }
 
@@ -51,11 +53,12 @@ export function findByLeaseTokenHash(sql: TxSql, tokenHash: string): Item | null
   return rows[0] ? toItem(rows[0]) : null;
 }
 
-/** Grants a lease, only if the item is still claimable at `now` (the fence). Returns whether it did. */
+/** Grants a new lease (the next lease number), only if the item is still claimable at `now` (the fence). */
 export function grantLease(sql: TxSql, itemId: number, lease: { tokenHash: string; holder: string; now: Date; expiresAt: Date }): boolean {
   return (
     sql.run(
-      `UPDATE "Item" SET "leaseTokenHash" = ?, "claimedBy" = ?, "claimedAt" = ?, "leaseExpiresAt" = ?, "version" = "version" + 1
+      `UPDATE "Item" SET "leaseTokenHash" = ?, "claimedBy" = ?, "claimedAt" = ?, "leaseExpiresAt" = ?,
+         "leaseNumber" = "leaseNumber" + 1, "leaseExpiryRecorded" = 0, "version" = "version" + 1
        WHERE "id" = ? AND "status" = 'PENDING' AND ("leaseTokenHash" IS NULL OR "leaseExpiresAt" <= ?)`,
       lease.tokenHash,
       lease.holder,
@@ -145,4 +148,31 @@ export function insertItem(
   const row = rows[0];
   if (!row) throw new Error('INSERT … RETURNING returned no row.');
   return toItem(row);
+}
+
+/** Marks the current lease's lapse as recorded, once: only one writer, in any process, can win. */
+export function markLapseRecorded(sql: TxSql, item: Item, now: Date): boolean {
+  return (
+    sql.run(
+      `UPDATE "Item" SET "leaseExpiryRecorded" = 1, "version" = "version" + 1
+       WHERE "id" = ? AND "leaseNumber" = ? AND "leaseExpiryRecorded" = 0 AND "status" = 'PENDING'
+         AND "leaseTokenHash" IS NOT NULL AND "leaseExpiresAt" <= ?`,
+      item.id,
+      item.leaseNumber,
+      now.getTime(),
+    ) === 1
+  );
+}
+
+/** Leases that have lapsed by `now` and whose lapse is not recorded yet, soonest first. */
+export function lapsedUnrecorded(sql: TxSql, now: Date, limit: number): Item[] {
+  return sql
+    .all<ItemRow>(
+      `SELECT * FROM "Item"
+       WHERE "leaseExpiryRecorded" = 0 AND "leaseExpiresAt" IS NOT NULL AND "leaseExpiresAt" <= ?
+       ORDER BY "leaseExpiresAt" LIMIT ?`,
+      now.getTime(),
+      limit,
+    )
+    .map(toItem);
 }

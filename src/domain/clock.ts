@@ -1,15 +1,39 @@
-// The only source of "now": rules receive a Clock so tests can move time by hand.
+// The only source of "now" and of timers: rules and schedulers receive a Clock, so tests move time
+// by hand instead of sleeping.
 
-/** Where the current time comes from. The server's clock is the only clock. */
-export interface Clock {
-  now(): Date;
+export interface Timer {
+  cancel(): void;
 }
 
-export const systemClock: Clock = { now: () => new Date() };
+/** Where the current time comes from, and how to wait for a moment. The server's clock is the only clock. */
+export interface Clock {
+  now(): Date;
+  /** Calls `callback` once the clock reaches `at` (at once if it already has). */
+  setTimer(at: Date, callback: () => void): Timer;
+}
 
-/** A clock that only moves when told to; for tests and benchmarks. */
+/** Node's setTimeout cannot wait longer than this; longer waits are re-armed. */
+const MAX_TIMEOUT_MS = 2_147_483_647;
+
+export const systemClock: Clock = {
+  now: () => new Date(),
+  setTimer(at, callback) {
+    let handle: NodeJS.Timeout;
+    const arm = () => {
+      const wait = at.getTime() - Date.now();
+      if (wait > MAX_TIMEOUT_MS) handle = setTimeout(arm, MAX_TIMEOUT_MS);
+      else handle = setTimeout(callback, Math.max(0, wait));
+      handle.unref();
+    };
+    arm();
+    return { cancel: () => clearTimeout(handle) };
+  },
+};
+
+/** A clock that only moves when told to; for tests and benchmarks. Its timers fire as it passes them. */
 export class ManualClock implements Clock {
   private current: number;
+  private timers: { at: number; callback: () => void; cancelled: boolean }[] = [];
 
   constructor(start: Date | number = Date.UTC(2026, 0, 1)) {
     this.current = typeof start === 'number' ? start : start.getTime();
@@ -19,11 +43,34 @@ export class ManualClock implements Clock {
     return new Date(this.current);
   }
 
+  setTimer(at: Date, callback: () => void): Timer {
+    const timer = { at: at.getTime(), callback, cancelled: false };
+    this.timers.push(timer);
+    if (timer.at <= this.current) queueMicrotask(() => this.fireDue());
+    return {
+      cancel: () => {
+        timer.cancelled = true;
+      },
+    };
+  }
+
   advance(milliseconds: number): void {
-    this.current += milliseconds;
+    this.set(this.current + milliseconds);
   }
 
   set(to: Date | number): void {
     this.current = typeof to === 'number' ? to : to.getTime();
+    this.fireDue();
+  }
+
+  /** Timers that are armed and due later: how many, for tests. */
+  pendingTimers(): number {
+    return this.timers.filter((timer) => !timer.cancelled).length;
+  }
+
+  private fireDue(): void {
+    const due = this.timers.filter((timer) => !timer.cancelled && timer.at <= this.current).sort((a, b) => a.at - b.at);
+    this.timers = this.timers.filter((timer) => !timer.cancelled && timer.at > this.current);
+    for (const timer of due) timer.callback();
   }
 }

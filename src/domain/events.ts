@@ -6,7 +6,9 @@ export const EVENT_TYPES = {
   ITEM_ADDED: 'A review item entered the queue.',
   LEASE_CLAIMED: 'A reviewer took a lease on an item (possibly replacing a lapsed lease).',
   LEASE_RENEWED: "The holder reset the lease's expiry to now + leaseSeconds.",
-  LEASE_RELEASED: 'The holder gave the item back without a decision.',
+  LEASE_RELEASED: 'The holder gave the item back without a decision (or their connection closed, for a connection-bound lease).',
+  LEASE_EXPIRED:
+    'A lease lapsed without renewal; recorded once per lease, when it happens or at the latest when the item is claimed again.',
   ITEM_DECIDED: 'The holder recorded a decision; the lease ended with it.',
 } as const;
 

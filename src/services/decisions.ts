@@ -47,9 +47,15 @@ export async function decideItem(deps: ServiceDeps, actor: Actor, input: DecideI
       actor: reviewedBy,
       at: now,
       item,
+      leaseNumber: held.leaseNumber,
       fromStatus: 'PENDING',
       toStatus: input.decision,
-      details: { decision: input.decision, finalCategory: final, reviewedBy },
+      details: {
+        decision: input.decision,
+        finalCategory: final,
+        reviewedBy,
+        heldMs: held.claimedAt ? now.getTime() - held.claimedAt.getTime() : null,
+      },
     });
     return item;
   });

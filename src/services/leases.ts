@@ -1,7 +1,15 @@
 // Claim, renew and release: the lease half of seed A's contract.
 import type { Item, TxSql } from '../db/client.js';
 import { appendEvent } from '../db/event-store.js';
-import { clearLease, extendLease, findByLeaseTokenHash, findNextClaimable, grantLease } from '../db/item-store.js';
+import {
+  clearLease,
+  extendLease,
+  findByLeaseTokenHash,
+  findNextClaimable,
+  grantLease,
+  lapsedUnrecorded,
+  markLapseRecorded,
+} from '../db/item-store.js';
 import { DomainError } from '../domain/errors.js';
 import { hashLeaseToken, isLapsed, issueLeaseToken, leaseExpiry } from '../domain/lease.js';
 import { LIMITS, validateLeaseSeconds, validateText, validateToken } from '../domain/validation.js';
@@ -33,8 +41,10 @@ export async function claimItem(deps: ServiceDeps, actor: Actor, input: ClaimInp
 
   return deps.db.write(async (_tx, sql) => {
     const now = deps.clock.now();
-    const candidate = findNextClaimable(sql, now, batchId);
-    if (!candidate) return null;
+    const found = findNextClaimable(sql, now, batchId);
+    if (!found) return null;
+    // A lapsed lease being replaced is recorded as expired first, if no announcer got to it yet.
+    const candidate = found.leaseTokenHash !== null && !found.leaseExpiryRecorded ? recordLapse(sql, found, now) : found;
 
     const expiresAt = leaseExpiry(now, leaseSeconds);
     if (!grantLease(sql, candidate.id, { tokenHash, holder: reviewer, now, expiresAt })) {
@@ -46,6 +56,8 @@ export async function claimItem(deps: ServiceDeps, actor: Actor, input: ClaimInp
       claimedBy: reviewer,
       claimedAt: now,
       leaseExpiresAt: expiresAt,
+      leaseNumber: candidate.leaseNumber + 1,
+      leaseExpiryRecorded: false,
       version: candidate.version + 1,
     };
     const replaced = candidate.leaseTokenHash !== null;
@@ -54,11 +66,16 @@ export async function claimItem(deps: ServiceDeps, actor: Actor, input: ClaimInp
       actor: reviewer,
       at: now,
       item,
+      leaseNumber: item.leaseNumber,
       details: {
         holder: reviewer,
         leaseSeconds,
         ...(replaced
-          ? { replacedHolder: candidate.claimedBy, replacedLeaseExpiredAt: candidate.leaseExpiresAt?.toISOString() ?? null }
+          ? {
+              replacedHolder: candidate.claimedBy,
+              replacedLeaseNumber: candidate.leaseNumber,
+              replacedLeaseExpiredAt: candidate.leaseExpiresAt?.toISOString() ?? null,
+            }
           : {}),
       },
     });
@@ -102,6 +119,7 @@ export async function renewLease(deps: ServiceDeps, actor: Actor, input: { token
       actor: held.claimedBy ?? actor.name,
       at: now,
       item,
+      leaseNumber: held.leaseNumber,
       details: { holder: held.claimedBy, leaseSeconds, previousExpiresAt: held.leaseExpiresAt?.toISOString() ?? null },
     });
     return item;
@@ -109,7 +127,11 @@ export async function renewLease(deps: ServiceDeps, actor: Actor, input: { token
 }
 
 /** Gives the item back without a decision; it is claimable again at once. */
-export async function releaseLease(deps: ServiceDeps, actor: Actor, input: { token: string }): Promise<Item> {
+export async function releaseLease(
+  deps: ServiceDeps,
+  actor: Actor,
+  input: { token: string /** Why, when not the holder's own choice (e.g. CONNECTION_CLOSED). */; reason?: string },
+): Promise<Item> {
   const token = validateToken(input.token);
   return deps.db.write(async (_tx, sql) => {
     const now = deps.clock.now();
@@ -123,8 +145,40 @@ export async function releaseLease(deps: ServiceDeps, actor: Actor, input: { tok
       actor: held.claimedBy ?? actor.name,
       at: now,
       item,
-      details: { holder: held.claimedBy },
+      leaseNumber: held.leaseNumber,
+      details: { holder: held.claimedBy, ...(input.reason ? { reason: input.reason } : {}) },
     });
     return item;
+  });
+}
+
+/**
+ * Records the lapse of `item`'s current lease as a LEASE_EXPIRED event, once: the conditional
+ * write lets exactly one writer win, whichever process it runs in. Returns the item after it
+ * (unchanged when someone else recorded it first).
+ */
+export function recordLapse(sql: TxSql, item: Item, now: Date): Item {
+  if (!markLapseRecorded(sql, item, now)) return item;
+  const recorded: Item = { ...item, leaseExpiryRecorded: true, version: item.version + 1 };
+  appendEvent(sql, {
+    type: 'LEASE_EXPIRED',
+    actor: 'system',
+    at: now,
+    item: recorded,
+    leaseNumber: item.leaseNumber,
+    details: { holder: item.claimedBy, expiredAt: item.leaseExpiresAt?.toISOString() ?? null },
+  });
+  return recorded;
+}
+
+/** Records every lease that has lapsed by now and is not recorded yet (at most `limit`). Returns how many. */
+export async function recordLapsedLeases(deps: ServiceDeps, limit = 200): Promise<number> {
+  return deps.db.write(async (_tx, sql) => {
+    const now = deps.clock.now();
+    let recorded = 0;
+    for (const item of lapsedUnrecorded(sql, now, limit)) {
+      if (recordLapse(sql, item, now).leaseExpiryRecorded) recorded += 1;
+    }
+    return recorded;
   });
 }

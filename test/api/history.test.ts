@@ -17,6 +17,7 @@ graphql(`
     fromStatus
     toStatus
     leaseExpiresAt
+    leaseNumber
     itemVersion
     details
     item { id batchId recordId version }
@@ -338,15 +339,31 @@ describe('one event per change, written with the change', () => {
     expect(fresh?.details).not.toHaveProperty('replacedHolder');
 
     server.clock.advance(30_000);
-    const [replacing] = await change(1, async () => {
+    // Nobody recorded the lapse yet (no announcer runs in this test): the re-claim records it first.
+    const [lapsed, replacing] = await change(2, async () => {
       token = (await claimed(server, 'sato', 300)).token;
+    });
+    expect(lapsed).toMatchObject({
+      type: 'LEASE_EXPIRED',
+      actor: 'system',
+      itemVersion: 6,
+      leaseNumber: 2,
+      leaseExpiresAt: iso(T0 + 10_500 + 30_000),
+      details: { holder: 'suzuki', expiredAt: iso(T0 + 10_500 + 30_000) },
     });
     expect(replacing).toMatchObject({
       type: 'LEASE_CLAIMED',
       actor: 'sato',
-      itemVersion: 6,
+      itemVersion: 7,
+      leaseNumber: 3,
       leaseExpiresAt: iso(T0 + 40_500 + 300_000),
-      details: { holder: 'sato', leaseSeconds: 300, replacedHolder: 'suzuki', replacedLeaseExpiredAt: iso(T0 + 10_500 + 30_000) },
+      details: {
+        holder: 'sato',
+        leaseSeconds: 300,
+        replacedHolder: 'suzuki',
+        replacedLeaseNumber: 2,
+        replacedLeaseExpiredAt: iso(T0 + 10_500 + 30_000),
+      },
     });
 
     server.clock.advance(1_000);
@@ -358,27 +375,29 @@ describe('one event per change, written with the change', () => {
       actor: 'sato',
       fromStatus: 'PENDING',
       toStatus: 'CORRECTED',
-      itemVersion: 7,
+      itemVersion: 8,
+      leaseNumber: 3,
       leaseExpiresAt: null,
-      details: { decision: 'CORRECTED', finalCategory: '請求', reviewedBy: 'sato' },
-      item: { id: itemId, version: 7 },
+      details: { decision: 'CORRECTED', finalCategory: '請求', reviewedBy: 'sato', heldMs: 1_000 },
+      item: { id: itemId, version: 8 },
     });
 
-    // The item's own history: its versions 1..7 in order, sequences strictly increasing.
+    // The item's own history: its versions 1..8 in order, sequences strictly increasing.
     const history = ok(await server.gql(History, { batchId: 'h', recordId: 'r1', first: 100 })).item;
     if (history.__typename !== 'Item') throw new Error(JSON.stringify(history));
     const nodes = history.history.edges.map((e) => e.node);
-    expect(nodes.map((e) => e.itemVersion)).toEqual([1, 2, 3, 4, 5, 6, 7]);
+    expect(nodes.map((e) => e.itemVersion)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
     expect(nodes.map((e) => e.type)).toEqual([
       'ITEM_ADDED',
       'LEASE_CLAIMED',
       'LEASE_RENEWED',
       'LEASE_RELEASED',
       'LEASE_CLAIMED',
+      'LEASE_EXPIRED',
       'LEASE_CLAIMED',
       'ITEM_DECIDED',
     ]);
-    expect(history.version).toBe(7);
+    expect(history.version).toBe(8);
     const sequences = nodes.map((e) => e.sequence);
     expect(sequences).toEqual([...sequences].sort((a, b) => a - b));
     expect(new Set(sequences).size).toBe(sequences.length);

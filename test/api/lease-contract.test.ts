@@ -369,7 +369,8 @@ describe('state table: expired lease → claim by anyone', () => {
     const second = await claimed('suzuki', 60);
     expect(second.lease.token).not.toBe(first.lease.token);
     expect(second.lease).toMatchObject({ holder: 'suzuki', claimedAt: iso(T0 + 30_000), expiresAt: iso(T0 + 90_000) });
-    expect(second.item).toMatchObject({ recordId: 'r1', claimedBy: 'suzuki', claimState: 'ACTIVE', version: 3 });
+    // Version 2 → 3 records the first lease's lapse (LEASE_EXPIRED), 3 → 4 grants the new lease.
+    expect(second.item).toMatchObject({ recordId: 'r1', claimedBy: 'suzuki', claimState: 'ACTIVE', version: 4 });
   });
 
   it('the former holder may re-claim too, and also gets a new token', async () => {

@@ -29,7 +29,7 @@ type Documents = {
     "\n  query ErrHistoryPage($batchId: String!, $recordId: String!, $first: Int, $last: Int, $after: String) {\n    item(batchId: $batchId, recordId: $recordId) {\n      __typename\n      ... on Item { history(first: $first, last: $last, after: $after) { edges { cursor } } }\n    }\n  }\n": typeof types.ErrHistoryPageDocument,
     "\n  query ErrLastEvent {\n    events(last: 1) { edges { node { sequence } } }\n  }\n": typeof types.ErrLastEventDocument,
     "\n  query ErrErrorCodeEnum {\n    __type(name: \"ErrorCode\") { enumValues { name } }\n  }\n": typeof types.ErrErrorCodeEnumDocument,
-    "\n  fragment HiEvent on Event {\n    id\n    sequence\n    type\n    actor\n    occurredAt\n    categoryName\n    fromStatus\n    toStatus\n    leaseExpiresAt\n    itemVersion\n    details\n    item { id batchId recordId version }\n  }\n": typeof types.HiEventFragmentDoc,
+    "\n  fragment HiEvent on Event {\n    id\n    sequence\n    type\n    actor\n    occurredAt\n    categoryName\n    fromStatus\n    toStatus\n    leaseExpiresAt\n    leaseNumber\n    itemVersion\n    details\n    item { id batchId recordId version }\n  }\n": typeof types.HiEventFragmentDoc,
     "\n  fragment HiPageInfo on PageInfo {\n    startCursor\n    endCursor\n    hasNextPage\n    hasPreviousPage\n  }\n": typeof types.HiPageInfoFragmentDoc,
     "\n  mutation HiSetUp($names: [String!]!) {\n    addCategories(input: { names: $names }) {\n      __typename\n      ... on UserError { code field }\n    }\n  }\n": typeof types.HiSetUpDocument,
     "\n  mutation HiRetire($name: String!) {\n    retireCategory(input: { name: $name }) {\n      __typename\n      ... on UserError { code field }\n    }\n  }\n": typeof types.HiRetireDocument,
@@ -93,7 +93,7 @@ const documents: Documents = {
     "\n  query ErrHistoryPage($batchId: String!, $recordId: String!, $first: Int, $last: Int, $after: String) {\n    item(batchId: $batchId, recordId: $recordId) {\n      __typename\n      ... on Item { history(first: $first, last: $last, after: $after) { edges { cursor } } }\n    }\n  }\n": types.ErrHistoryPageDocument,
     "\n  query ErrLastEvent {\n    events(last: 1) { edges { node { sequence } } }\n  }\n": types.ErrLastEventDocument,
     "\n  query ErrErrorCodeEnum {\n    __type(name: \"ErrorCode\") { enumValues { name } }\n  }\n": types.ErrErrorCodeEnumDocument,
-    "\n  fragment HiEvent on Event {\n    id\n    sequence\n    type\n    actor\n    occurredAt\n    categoryName\n    fromStatus\n    toStatus\n    leaseExpiresAt\n    itemVersion\n    details\n    item { id batchId recordId version }\n  }\n": types.HiEventFragmentDoc,
+    "\n  fragment HiEvent on Event {\n    id\n    sequence\n    type\n    actor\n    occurredAt\n    categoryName\n    fromStatus\n    toStatus\n    leaseExpiresAt\n    leaseNumber\n    itemVersion\n    details\n    item { id batchId recordId version }\n  }\n": types.HiEventFragmentDoc,
     "\n  fragment HiPageInfo on PageInfo {\n    startCursor\n    endCursor\n    hasNextPage\n    hasPreviousPage\n  }\n": types.HiPageInfoFragmentDoc,
     "\n  mutation HiSetUp($names: [String!]!) {\n    addCategories(input: { names: $names }) {\n      __typename\n      ... on UserError { code field }\n    }\n  }\n": types.HiSetUpDocument,
     "\n  mutation HiRetire($name: String!) {\n    retireCategory(input: { name: $name }) {\n      __typename\n      ... on UserError { code field }\n    }\n  }\n": types.HiRetireDocument,
@@ -219,7 +219,7 @@ export function graphql(source: "\n  query ErrErrorCodeEnum {\n    __type(name: 
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
-export function graphql(source: "\n  fragment HiEvent on Event {\n    id\n    sequence\n    type\n    actor\n    occurredAt\n    categoryName\n    fromStatus\n    toStatus\n    leaseExpiresAt\n    itemVersion\n    details\n    item { id batchId recordId version }\n  }\n"): (typeof documents)["\n  fragment HiEvent on Event {\n    id\n    sequence\n    type\n    actor\n    occurredAt\n    categoryName\n    fromStatus\n    toStatus\n    leaseExpiresAt\n    itemVersion\n    details\n    item { id batchId recordId version }\n  }\n"];
+export function graphql(source: "\n  fragment HiEvent on Event {\n    id\n    sequence\n    type\n    actor\n    occurredAt\n    categoryName\n    fromStatus\n    toStatus\n    leaseExpiresAt\n    leaseNumber\n    itemVersion\n    details\n    item { id batchId recordId version }\n  }\n"): (typeof documents)["\n  fragment HiEvent on Event {\n    id\n    sequence\n    type\n    actor\n    occurredAt\n    categoryName\n    fromStatus\n    toStatus\n    leaseExpiresAt\n    leaseNumber\n    itemVersion\n    details\n    item { id batchId recordId version }\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */

@@ -48,6 +48,10 @@ builder.node(EventRef, {
       nullable: true,
       description: 'The lease expiry right after the change (null when no lease remains).',
     }),
+    leaseNumber: t.exposeInt('leaseNumber', {
+      nullable: true,
+      description: 'For lease events: which of the item’s leases (1 for its first) the event is about.',
+    }),
     itemVersion: t.exposeInt('itemVersion', { nullable: true, description: 'The item version this change produced.' }),
     details: t.field({
       type: 'JSONObject',

@@ -50,6 +50,9 @@ builder.node(ItemRef, {
       nullable: true,
       description: 'When the current lease lapses (or lapsed). Compare with `serverTime`, not the client clock.',
     }),
+    leaseNumber: t.exposeInt('leaseNumber', {
+      description: 'How many leases have been granted on this item; the current or last lease has this number.',
+    }),
     version: t.exposeInt('version', { description: 'Increases with every change; use it to drop stale updates.' }),
     history: t.connection(
       {
