@@ -3,26 +3,32 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
-import type { ExecutionResult } from 'graphql';
+import type { ExecutionArgs, ExecutionResult } from 'graphql';
+import { useServer } from 'graphql-ws/use/ws';
 import { createYoga, type Plugin, useReadinessCheck } from 'graphql-yoga';
+import { type WebSocket, WebSocketServer } from 'ws';
 import type { Config } from './config.js';
 import type { Database } from './db/client.js';
 import type { Clock } from './domain/clock.js';
-import { actorResolver, type GraphQLContext } from './graphql/context.js';
+import { Live } from './events/live.js';
+import { actorResolver, type ConnectionScope, type GraphQLContext } from './graphql/context.js';
 import { toClientError } from './graphql/errors.js';
 import { schema } from './graphql/schema.js';
 import { TUTORIAL_DOCUMENT } from './graphql/tutorial.js';
 import type { Logger } from './logger.js';
+import { releaseLease } from './services/leases.js';
 
 export interface AppOptions {
   db: Database;
   clock: Clock;
-  config: Pick<Config, 'host' | 'port' | 'graphiql' | 'shutdownTimeoutMs' | 'maxBodyBytes'>;
+  config: Pick<Config, 'host' | 'port' | 'graphiql' | 'shutdownTimeoutMs' | 'maxBodyBytes'> &
+    Partial<Pick<Config, 'leaseWarningSeconds' | 'feedPollMs'>>;
   logger: Logger;
 }
 
 export interface App {
   readonly server: Server;
+  readonly live: Live;
   /** Resolves to the base URL (http://host:port) once listening. */
   start(): Promise<string>;
   /** Stops accepting requests, lets in-flight ones finish (up to the shutdown timeout), then closes the database. */
@@ -111,20 +117,52 @@ function clientErrors(): Plugin<GraphQLContext> {
         },
       };
     },
+    onSubscribe({ args }) {
+      return {
+        onSubscribeResult({ result, setResult }) {
+          if (!(Symbol.asyncIterator in result)) {
+            const cleaned = clean(result, args.contextValue);
+            if (cleaned) setResult(cleaned);
+            return;
+          }
+          return {
+            onNext({ result: next, setResult: setNext }) {
+              const cleaned = clean(next, args.contextValue);
+              if (cleaned) setNext(cleaned);
+            },
+          };
+        },
+      };
+    },
   };
+}
+
+/** Leases claimed over one WebSocket with releaseOnDisconnect, released when it closes. */
+class ConnectionLeases implements ConnectionScope {
+  readonly tokens = new Set<string>();
+  bindLease(token: string): void {
+    this.tokens.add(token);
+  }
 }
 
 export function createApp(options: AppOptions): App {
   const { db, clock, config, logger } = options;
   const ids = new WeakMap<Request, string>();
   let stopping = false;
+  const live = new Live({
+    db,
+    clock,
+    logger,
+    leaseWarningMs: (config.leaseWarningSeconds ?? 60) * 1000,
+    pollIntervalMs: config.feedPollMs,
+  });
 
   const yoga = createYoga<Record<string, unknown>, GraphQLContext>({
     schema,
     graphqlEndpoint: '/graphql',
     healthCheckEndpoint: '/health',
     landingPage: false,
-    graphiql: config.graphiql ? { title: 'Leasehold', defaultQuery: TUTORIAL_DOCUMENT } : false,
+    graphiql: config.graphiql ? { title: 'Leasehold', defaultQuery: TUTORIAL_DOCUMENT, subscriptionsProtocol: 'WS' } : false,
     renderGraphiQL,
     // Errors outside execution (e.g. while building the context) have no request id at hand.
     maskedErrors: { maskError: (error) => toClientError(error, 'none', logger) },
@@ -134,9 +172,17 @@ export function createApp(options: AppOptions): App {
       warn: (...args) => logger.warn({ args }, 'yoga'),
       error: (...args) => logger.error({ args }, 'yoga'),
     },
-    context: ({ request }) => {
+    context: ({ request, connection }) => {
       const requestId = (request && ids.get(request)) ?? randomUUID();
-      return { db, clock, requestId, logger: logger.child({ requestId }), actor: actorResolver(request?.headers) };
+      return {
+        db,
+        clock,
+        live,
+        requestId,
+        logger: logger.child({ requestId }),
+        actor: actorResolver(request?.headers),
+        connection: (connection as ConnectionScope | undefined) ?? null,
+      };
     },
     plugins: [
       requestIds(logger, ids),
@@ -155,10 +201,62 @@ export function createApp(options: AppOptions): App {
 
   const server = createServer(yoga);
 
+  // graphql-ws on the same port and path, through Yoga's envelop so every plugin applies to it too.
+  const sockets = new WebSocketServer({ server, path: '/graphql' });
+  const scopes = new WeakMap<WebSocket, ConnectionLeases>();
+  const wsServer = useServer(
+    {
+      execute: (args) => (args.rootValue as { execute(a: ExecutionArgs): unknown }).execute(args) as never,
+      subscribe: (args) => (args.rootValue as { subscribe(a: ExecutionArgs): unknown }).subscribe(args) as never,
+      onConnect: (ctx) => {
+        scopes.set(ctx.extra.socket, new ConnectionLeases());
+        return true;
+      },
+      onSubscribe: async (ctx, _id, params) => {
+        const {
+          schema: enveloped,
+          execute,
+          subscribe,
+          contextFactory,
+          parse,
+          validate,
+        } = yoga.getEnveloped({
+          ...ctx,
+          req: ctx.extra.request,
+          socket: ctx.extra.socket,
+          params,
+          connection: scopes.get(ctx.extra.socket),
+        });
+        const args: ExecutionArgs = {
+          schema: enveloped,
+          operationName: params.operationName,
+          document: parse(params.query),
+          variableValues: params.variables,
+          contextValue: await contextFactory(),
+          rootValue: { execute, subscribe },
+        };
+        const errors = validate(args.schema, args.document);
+        return errors.length > 0 ? errors : args;
+      },
+      onClose: async (ctx) => {
+        const scope = scopes.get(ctx.extra.socket);
+        if (!scope) return;
+        for (const token of scope.tokens) {
+          // Already decided, released or lapsed leases are refused; that is fine here.
+          await releaseLease({ db, clock }, { name: 'system' }, { token, reason: 'CONNECTION_CLOSED' }).catch(() => undefined);
+        }
+        scope.tokens.clear();
+      },
+    },
+    sockets,
+  );
+
   return {
     server,
+    live,
     start: () =>
       new Promise((resolve, reject) => {
+        live.start();
         server.once('error', reject);
         server.listen(config.port, config.host, () => {
           server.off('error', reject);
@@ -169,12 +267,17 @@ export function createApp(options: AppOptions): App {
       }),
     async stop() {
       stopping = true;
+      // Close subscriptions cleanly (1001 Going Away) so clients reconnect elsewhere.
+      for (const socket of sockets.clients) socket.close(1001, 'Server shutting down');
+      await wsServer.dispose();
+      await new Promise<void>((resolve) => sockets.close(() => resolve()));
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       const timer = setTimeout(() => server.closeAllConnections(), config.shutdownTimeoutMs);
       await closed;
       clearTimeout(timer);
       await yoga.dispose();
+      live.stop();
       await db.close();
     },
   };

@@ -12,6 +12,8 @@ const schema = z.object({
   SQLITE_BUSY_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
   SQLITE_SYNCHRONOUS: z.enum(['NORMAL', 'FULL']).default('FULL'),
   GRAPHIQL: z.enum(['true', 'false']).default('true'),
+  LEASE_WARNING_SECONDS: z.coerce.number().int().min(0).max(3600).default(60),
+  FEED_POLL_MS: z.coerce.number().int().min(1).max(10_000).default(20),
   MAX_BODY_BYTES: z.coerce
     .number()
     .int()
@@ -32,6 +34,10 @@ export interface Config {
   graphiql: boolean;
   /** Largest accepted request body; 500 items with 1000-character reasons in UTF-8 fit in the default 2 MiB. */
   maxBodyBytes: number;
+  /** How long before a lease lapses its holder is warned (EXPIRING). */
+  leaseWarningSeconds: number;
+  /** How often to look for changes committed by other processes. */
+  feedPollMs: number;
   shutdownTimeoutMs: number;
 }
 
@@ -63,6 +69,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     synchronous: values.SQLITE_SYNCHRONOUS,
     graphiql: values.GRAPHIQL === 'true',
     maxBodyBytes: values.MAX_BODY_BYTES,
+    leaseWarningSeconds: values.LEASE_WARNING_SECONDS,
+    feedPollMs: values.FEED_POLL_MS,
     shutdownTimeoutMs: values.SHUTDOWN_TIMEOUT_MS,
   };
 }

@@ -34,6 +34,8 @@ export interface Database {
    */
   write<T>(work: (tx: WriteTx, sql: TxSql) => Promise<T>): Promise<T>;
   readonly read: Reader;
+  /** Registers a callback run after each commit made by this process (e.g. to wake the event feed). */
+  onCommit(listener: () => void): () => void;
   close(): Promise<void>;
 }
 
@@ -67,24 +69,34 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   await Promise.all([writer.$connect(), reader.$connect()]);
 
   const maxWait = options.maxWaitMs ?? 15_000;
-  const commits = new GroupCommit<WriteTx>((runJobs) =>
-    writer.$transaction(
-      async (tx) => {
-        const sql = statements.begin();
-        try {
-          sql.run(TAKE_WRITE_LOCK);
-          return await runJobs(tx, sql);
-        } finally {
-          statements.end(sql);
-        }
-      },
-      { maxWait, timeout: maxWait + busyTimeoutMs },
-    ),
+  const commitListeners = new Set<() => void>();
+  const commits = new GroupCommit<WriteTx>(
+    (runJobs) =>
+      writer.$transaction(
+        async (tx) => {
+          const sql = statements.begin();
+          try {
+            sql.run(TAKE_WRITE_LOCK);
+            return await runJobs(tx, sql);
+          } finally {
+            statements.end(sql);
+          }
+        },
+        { maxWait, timeout: maxWait + busyTimeoutMs },
+      ),
+    64,
+    () => {
+      for (const listener of commitListeners) listener();
+    },
   );
   return {
     file: options.file,
     read: reader,
     write: (work) => commits.submit(work),
+    onCommit(listener) {
+      commitListeners.add(listener);
+      return () => commitListeners.delete(listener);
+    },
     async close() {
       await Promise.all([writer.$disconnect(), reader.$disconnect()]);
     },

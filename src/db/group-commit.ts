@@ -25,6 +25,8 @@ export class GroupCommit<Tx> {
   constructor(
     private readonly runBatch: BatchRunner<Tx>,
     private readonly maxBatch = 64,
+    /** Called after every successful COMMIT, before the batch's writes are acknowledged. */
+    private readonly afterCommit: () => void = () => {},
   ) {}
 
   submit<T>(work: (tx: Tx, sql: TxSql) => Promise<T>): Promise<T> {
@@ -49,6 +51,7 @@ export class GroupCommit<Tx> {
           for (const job of batch) job.reject(error);
           continue;
         }
+        this.afterCommit();
         batch.forEach((job, index) => {
           const outcome = outcomes[index];
           if (outcome?.ok) job.resolve(outcome.value);

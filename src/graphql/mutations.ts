@@ -193,13 +193,27 @@ builder.mutationFields((t) => ({
             reviewer: f.string({ required: true, description: 'The reviewer’s name (1–100 characters), recorded as holder.' }),
             leaseSeconds: f.int({ defaultValue: 300, description: 'Lease length, 30–3600 seconds (default 300).' }),
             batchId: f.string({ description: 'Only claim from this batch.' }),
+            releaseOnDisconnect: f.boolean({
+              defaultValue: false,
+              description:
+                'Only over a WebSocket: release the lease automatically when this connection closes (a crashed screen frees its item at once).',
+            }),
           }),
         }),
       }),
     },
-    resolve: async (_root, { input }, context) => ({
-      claim: await claimItem(context, context.actor(input.reviewer), { leaseSeconds: input.leaseSeconds, batchId: input.batchId }),
-    }),
+    resolve: async (_root, { input }, context) => {
+      if (input.releaseOnDisconnect && !context.connection) {
+        throw new DomainError(
+          'INVALID_ARGUMENT',
+          'releaseOnDisconnect needs the claim to be sent over a WebSocket connection.',
+          'releaseOnDisconnect',
+        );
+      }
+      const claim = await claimItem(context, context.actor(input.reviewer), { leaseSeconds: input.leaseSeconds, batchId: input.batchId });
+      if (claim && input.releaseOnDisconnect) context.connection?.bindLease(claim.token);
+      return { claim };
+    },
   }),
   renewLease: t.field({
     type: RenewLeasePayload,

@@ -6,6 +6,7 @@ import './types/event.js';
 import './types/item.js';
 import './queries.js';
 import './mutations.js';
+import './subscriptions.js';
 
 export const schema = builder.toSchema();
 

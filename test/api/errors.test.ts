@@ -530,6 +530,7 @@ describe('lease errors', () => {
     await add('cex', 'r1');
     const token = await claimToken('cex', 30);
     server.clock.advance(30_000);
+    await server.settle();
     for (const run of runs(
       async () => ok(await server.gql(Renew, { token })).renewLease,
       async () => ok(await server.gql(Release, { token })).releaseLease,
@@ -571,6 +572,7 @@ describe("decide checks in seed A's order: token shape, then category arguments,
     await add('order', 'expired', '配送');
     expired = await claimToken('order', 30);
     server.clock.advance(31_000);
+    await server.settle();
     await add('order-live', 'live', '配送');
     live = await claimToken('order-live');
   });
@@ -607,7 +609,7 @@ describe("decide checks in seed A's order: token shape, then category arguments,
   });
 
   it('after every refusal the live lease still decides and the expired one is still only expired', async () => {
-    expect(await show('order', 'expired')).toMatchObject({ claimState: 'EXPIRED', status: 'PENDING', version: 2 });
+    expect(await show('order', 'expired')).toMatchObject({ claimState: 'EXPIRED', status: 'PENDING', version: 3 });
     expect(ok(await server.gql(Decide, { token: live, decision: 'CORRECTED', category: 'その他' })).decideItem).toMatchObject({
       __typename: 'DecideItemPayload',
       item: { status: 'CORRECTED', finalCategory: 'その他' },

@@ -264,6 +264,8 @@ describe('one event per change, written with the change', () => {
     expect(retired).toMatchObject({ type: 'CATEGORY_RETIRED', actor: 'admin-sato', categoryName: '旧', item: null, itemVersion: null });
 
     server.clock.advance(500);
+
+    await server.settle();
     let itemId = '';
     const [added] = await change(1, async () => {
       const result = ok(
@@ -305,6 +307,8 @@ describe('one event per change, written with the change', () => {
     });
 
     server.clock.advance(10_000);
+
+    await server.settle();
     const [renewEvent] = await change(1, () => server.gql(Renew, { token, leaseSeconds: 120 }, { 'x-leasehold-actor': 'mallory' }));
     expect(renewEvent).toMatchObject({
       type: 'LEASE_RENEWED',
@@ -338,9 +342,12 @@ describe('one event per change, written with the change', () => {
     });
     expect(fresh?.details).not.toHaveProperty('replacedHolder');
 
-    server.clock.advance(30_000);
-    // Nobody recorded the lapse yet (no announcer runs in this test): the re-claim records it first.
-    const [lapsed, replacing] = await change(2, async () => {
+    // The expiry announcer records the lapse as the clock passes it; the re-claim then replaces the lease.
+    const [lapsed] = await change(1, async () => {
+      server.clock.advance(30_000);
+      await server.settle();
+    });
+    const [replacing] = await change(1, async () => {
       token = (await claimed(server, 'sato', 300)).token;
     });
     expect(lapsed).toMatchObject({
@@ -367,6 +374,8 @@ describe('one event per change, written with the change', () => {
     });
 
     server.clock.advance(1_000);
+
+    await server.settle();
     const [decided] = await change(1, () =>
       server.gql(Decide, { token, decision: 'CORRECTED', category: '請求' }, { 'x-leasehold-actor': 'mallory' }),
     );
@@ -434,6 +443,7 @@ describe('one event per change, written with the change', () => {
     await change(1, () => server.gql(Add, { input: { batchId: 'h3', recordId: 'r2', proposedCategory: '配送', reason: 'x' } }));
     const short = await claimed(server, 'tanaka', 30, 'h3');
     server.clock.advance(30_000);
+    await server.settle();
 
     const refusals: [string, () => Promise<{ data?: unknown }>][] = [
       ['addCategories duplicate', () => server.gql(SetUp, { names: ['新', '配送'] })],
@@ -483,6 +493,7 @@ describe('paging the history', () => {
     const b = await claimed(server, 'suzuki', 300, 'p');
     for (let i = 0; i < 3; i++) {
       server.clock.advance(1_000);
+      await server.settle();
       ok(await server.gql(Renew, { token: a.token, leaseSeconds: 300 }));
       ok(await server.gql(Renew, { token: b.token, leaseSeconds: 300 }));
     }
@@ -657,10 +668,12 @@ describe('items(filter:)', () => {
     await add('f1', 'b');
     await add('f1', 'c');
     server.clock.set(T0 + 10_000);
+    await server.settle();
     await add('f2', 'a');
     await add('f2', 'b');
     await add('f2', 'c');
     server.clock.set(T0 + 20_000);
+    await server.settle();
     await add('f2', 'd');
     await add('f3', 'a');
 
@@ -671,6 +684,7 @@ describe('items(filter:)', () => {
     await claimed(server, 'suzuki', 3600, 'f2'); // f2/c active
     ok(await server.gql(Decide, { token: (await claimed(server, 'y', 3600, 'f2')).token, decision: 'CORRECTED', category: '請求' })); // f2/d
     server.clock.advance(30_000);
+    await server.settle();
   });
   afterAll(() => server.stop());
 
@@ -707,6 +721,7 @@ describe('items(filter:)', () => {
 
   it('claimState follows the server clock: the ACTIVE leases become EXPIRED an hour later', async () => {
     server.clock.advance(3_600_000);
+    await server.settle();
     expect(keys(ok(await server.gql(Items, { filter: { claimState: 'ACTIVE' } })))).toEqual([]);
     expect(keys(ok(await server.gql(Items, { filter: { claimState: 'EXPIRED' } })))).toEqual(['f1/b', 'f2/a', 'f2/c']);
     expect(keys(ok(await server.gql(Items, { filter: { holder: 'tanaka' } })))).toEqual([]);
@@ -748,6 +763,7 @@ describe('lease tokens are never shown again', () => {
     const lapsed = await claimed(server, 'sato', 30);
     tokens.push(lapsed.token);
     server.clock.advance(30_000);
+    await server.settle();
     ok(await server.gql(Renew, { token: lapsed.token }));
     const replacing = await claimed(server, 'ito', 300);
     tokens.push(replacing.token);

@@ -416,8 +416,10 @@ describe('state table: expired but not re-claimed → CLAIM_EXPIRED', () => {
     await add('b1', 'r1');
     const { lease } = await claimed('tanaka', 30);
     server.clock.set(T0 + 30_000);
+    // The lapse is recorded once, as it happens (LEASE_EXPIRED, version 3); the token stays recorded.
+    await server.settle();
     const before = await show('b1', 'r1');
-    expect(before).toMatchObject({ claimState: 'EXPIRED', claimedBy: 'tanaka', status: 'PENDING', version: 2 });
+    expect(before).toMatchObject({ claimState: 'EXPIRED', claimedBy: 'tanaka', status: 'PENDING', version: 3 });
     const sequence = await lastSequence();
 
     expect(await run(lease.token)).toEqual({ __typename: 'UserError', code: 'CLAIM_EXPIRED', field: 'token' });

@@ -246,7 +246,7 @@ describe('error masking', () => {
         return property === 'category' ? brokenCategories : Reflect.get(target, property);
       },
     });
-    const failing: Database = { file: db.file, write: db.write, read, close: db.close };
+    const failing: Database = { ...db, read };
     const sink = new Writable({
       write(chunk, _encoding, done) {
         logs.push(...String(chunk).split('\n').filter(Boolean));

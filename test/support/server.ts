@@ -22,6 +22,8 @@ export interface TestServer {
     variables?: TVariables,
     headers?: Record<string, string>,
   ): Promise<{ data?: TResult; errors?: { message: string; extensions?: Record<string, unknown> }[] }>;
+  /** Waits until expiries the clock has passed are recorded (the announcer runs on clock timers). */
+  settle(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -72,6 +74,7 @@ export async function startTestServer(options: { file?: string; start?: number }
       const response = await postGraphQL(url, print(document), variables, headers);
       return (await response.json()) as never;
     },
+    settle: () => app.live.announcer.settled(),
     async stop() {
       await app.stop();
       temp?.cleanup();

@@ -1,4 +1,6 @@
 // GraphQL shape of the append-only history.
+
+import type { FeedEvent } from '../../events/feed.js';
 import { findEventsByIds, findItemsByIds } from '../../services/queries.js';
 import { builder } from '../builder.js';
 import { EventRef, EventTypeEnum, ItemRef, ItemStatusEnum } from './refs.js';
@@ -26,9 +28,16 @@ builder.node(EventRef, {
     item: t.field({
       type: ItemRef,
       nullable: true,
-      description: 'The item changed, for item events (its current state, not as it was then).',
-      resolve: async (event, _args, context) =>
-        event.itemId === null ? null : ((await findItemsByIds(context, [event.itemId]))[0] ?? null),
+      description: 'The item changed, for item events: its current state (for a subscription, as it stood when the event was delivered).',
+      resolve: async (event, _args, context) => {
+        if ('itemSnapshot' in event) return (event as FeedEvent).itemSnapshot;
+        return event.itemId === null ? null : ((await findItemsByIds(context, [event.itemId]))[0] ?? null);
+      },
+    }),
+    serverNow: t.field({
+      type: 'DateTime',
+      description: 'The server clock as this payload was produced: count lease time down against it, not the client clock.',
+      resolve: (_event, _args, context) => context.clock.now(),
     }),
     categoryName: t.exposeString('categoryName', { nullable: true, description: 'The category changed, for category events.' }),
     fromStatus: t.field({

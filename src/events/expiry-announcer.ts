@@ -1,0 +1,91 @@
+// Announces lease expiry when it happens: one timer, armed for the earliest unrecorded expiry and
+// re-armed whenever leases change. When it fires, lapsed leases are recorded as LEASE_EXPIRED
+// (exactly once across processes: see recordLapse). Claims never depend on this having run.
+import type { EventTail } from '../db/event-tail.js';
+import type { Clock, Timer } from '../domain/clock.js';
+import type { Logger } from '../logger.js';
+import type { ServiceDeps } from '../services/context.js';
+import { recordLapsedLeases } from '../services/leases.js';
+import type { FeedEvent } from './feed.js';
+
+const BATCH = 200;
+const LEASE_CHANGES = new Set(['LEASE_CLAIMED', 'LEASE_RENEWED', 'LEASE_RELEASED', 'LEASE_EXPIRED', 'ITEM_DECIDED']);
+
+export class ExpiryAnnouncer {
+  private timer: Timer | null = null;
+  private armedFor: number | null = null;
+  private running = false;
+  private current: Promise<void> | null = null;
+  private stopped = false;
+
+  constructor(
+    private readonly deps: ServiceDeps & { clock: Clock },
+    private readonly tail: EventTail,
+    private readonly logger: Logger,
+  ) {}
+
+  start(): void {
+    this.stopped = false;
+    this.arm();
+  }
+
+  stop(): void {
+    this.stopped = true;
+    this.timer?.cancel();
+    this.timer = null;
+  }
+
+  /** Feed listener: any lease change may move the earliest expiry. */
+  onEvents = (events: readonly FeedEvent[]): void => {
+    if (events.some((event) => LEASE_CHANGES.has(event.type))) this.arm();
+  };
+
+  private arm(): void {
+    if (this.stopped || this.running) return;
+    const next = this.tail.nextUnrecordedExpiry();
+    if (next === null) {
+      this.timer?.cancel();
+      this.timer = null;
+      this.armedFor = null;
+      return;
+    }
+    if (this.armedFor === next.getTime() && this.timer) return;
+    this.timer?.cancel();
+    this.armedFor = next.getTime();
+    this.timer = this.deps.clock.setTimer(next, () => {
+      this.current = this.fire();
+    });
+  }
+
+  /** Resolves once any announcement in progress has been recorded (for tests and shutdown). */
+  async settled(): Promise<void> {
+    while (this.current) {
+      const current = this.current;
+      await current;
+      if (this.current === current) this.current = null;
+    }
+  }
+
+  private async fire(): Promise<void> {
+    this.timer = null;
+    this.armedFor = null;
+    this.running = true;
+    try {
+      // Many may lapse at once: a full batch may have left more behind.
+      let recorded: number;
+      do recorded = await recordLapsedLeases(this.deps, BATCH);
+      while (recorded === BATCH && !this.stopped);
+    } catch (error) {
+      this.logger.error({ err: error }, 'could not record lapsed leases; retrying at the next change or in 1 s');
+      this.running = false;
+      if (!this.stopped) {
+        this.timer = this.deps.clock.setTimer(new Date(this.deps.clock.now().getTime() + 1_000), () => {
+          this.current = this.fire();
+        });
+      }
+      return;
+    }
+    this.running = false;
+    this.arm();
+  }
+}

@@ -1,0 +1,99 @@
+// The event feed: follows the Event table (the outbox every change commits into) and hands each
+// new event, in sequence order, exactly once to every listener in this process. Changes made by
+// other processes (a second server, the command line) arrive the same way as our own.
+import type { Event, Item } from '../db/client.js';
+import type { EventTail } from '../db/event-tail.js';
+import type { Logger } from '../logger.js';
+
+/** An event as delivered: the row, plus the item as it stood right after (read once per batch). */
+export interface FeedEvent extends Event {
+  itemSnapshot: Item | null;
+}
+
+export type FeedListener = (events: readonly FeedEvent[]) => void;
+
+export interface FeedOptions {
+  /** How often to look for commits by other processes (PRAGMA data_version costs microseconds). */
+  pollIntervalMs?: number;
+  batchSize?: number;
+}
+
+export class EventFeed {
+  private readonly listeners = new Set<FeedListener>();
+  private position = 0;
+  private timer: NodeJS.Timeout | null = null;
+  private pulling = false;
+  private again = false;
+
+  constructor(
+    private readonly tail: EventTail,
+    private readonly logger: Logger,
+    private readonly options: FeedOptions = {},
+  ) {}
+
+  /** The last sequence number handed to listeners. */
+  get sequence(): number {
+    return this.position;
+  }
+
+  start(): void {
+    this.position = this.tail.latestSequence();
+    this.timer = setInterval(() => {
+      if (this.tail.changed()) this.pull();
+    }, this.options.pollIntervalMs ?? 20);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    this.listeners.clear();
+  }
+
+  /** Something was just committed in this process: look now rather than at the next poll. */
+  wake(): void {
+    this.pull();
+  }
+
+  listen(listener: FeedListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Reads everything after `position` and delivers it. Re-entrant calls coalesce into one more pass. */
+  private pull(): void {
+    if (this.pulling) {
+      this.again = true;
+      return;
+    }
+    this.pulling = true;
+    try {
+      do {
+        this.again = false;
+        for (;;) {
+          const events = this.tail.eventsAfter(this.position, this.options.batchSize ?? 500);
+          if (events.length === 0) break;
+          this.position = events[events.length - 1]?.id ?? this.position;
+          this.deliver(events);
+        }
+      } while (this.again);
+    } catch (error) {
+      this.logger.error({ err: error }, 'event feed could not read the history');
+    } finally {
+      this.pulling = false;
+    }
+  }
+
+  private deliver(events: Event[]): void {
+    const itemIds = [...new Set(events.flatMap((event) => (event.itemId === null ? [] : [event.itemId])))];
+    const items = this.tail.itemsById(itemIds);
+    const delivered = events.map((event) => ({ ...event, itemSnapshot: event.itemId === null ? null : (items.get(event.itemId) ?? null) }));
+    for (const listener of this.listeners) {
+      try {
+        listener(delivered);
+      } catch (error) {
+        this.logger.error({ err: error }, 'event listener failed');
+      }
+    }
+  }
+}

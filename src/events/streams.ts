@@ -1,0 +1,127 @@
+// Per-subscriber event streams over the feed: optional replay after a sequence number, then live,
+// with no gap and no duplicate; each subscriber has its own bounded buffer, so a slow one never
+// holds up the others (it is cut off with SUBSCRIBER_TOO_SLOW and can resume where it stopped).
+import { GraphQLError } from 'graphql';
+import type { EventTail } from '../db/event-tail.js';
+import type { EventFeed, FeedEvent } from './feed.js';
+
+export interface StreamOptions {
+  /** Replay every event with a greater sequence first. Omitted: live events only. */
+  after?: number | null;
+  filter: (event: FeedEvent) => boolean;
+  /** Most events buffered for a subscriber that does not keep up. */
+  maxBuffered?: number;
+}
+
+const PAGE = 500;
+
+/** Reads stored events after `sequence`, with the items attached as the feed would. */
+export function readBacklog(tail: EventTail, sequence: number, limit = PAGE): FeedEvent[] {
+  const events = tail.eventsAfter(sequence, limit);
+  const items = tail.itemsById([...new Set(events.flatMap((event) => (event.itemId === null ? [] : [event.itemId])))]);
+  return events.map((event) => ({ ...event, itemSnapshot: event.itemId === null ? null : (items.get(event.itemId) ?? null) }));
+}
+
+/**
+ * A stream of feed events for one subscriber. Closing it (`return()`, as graphql-ws does when the
+ * client unsubscribes or disconnects) detaches it from the feed at once, even while it waits.
+ */
+export function eventStream(feed: EventFeed, tail: EventTail, options: StreamOptions): AsyncIterableIterator<FeedEvent> {
+  const maxBuffered = options.maxBuffered ?? 10_000;
+  const queue: FeedEvent[] = [];
+  let overflowed = false;
+  let closed = false;
+  let waiting: { resolve: (result: IteratorResult<FeedEvent>) => void; reject: (error: unknown) => void } | null = null;
+  const tooSlow = () =>
+    new GraphQLError(`Too many events waiting for this subscriber; subscribe again with after: ${position}.`, {
+      extensions: { code: 'SUBSCRIBER_TOO_SLOW', after: position },
+    });
+  let position = options.after ?? feed.sequence;
+  let replaying = options.after != null;
+
+  const done = (): IteratorResult<FeedEvent> => ({ done: true, value: undefined });
+  const close = () => {
+    closed = true;
+    unlisten();
+    queue.length = 0;
+    waiting?.resolve(done());
+    waiting = null;
+  };
+  /** The next event after `position` that the queue holds, if any. */
+  const nextQueued = (): FeedEvent | null => {
+    while (queue.length > 0) {
+      const event = queue.shift() as FeedEvent;
+      if (event.id > position) {
+        position = event.id;
+        return event;
+      }
+    }
+    return null;
+  };
+  // Listen before reading the backlog: whatever commits meanwhile lands in the queue, and the
+  // position check drops what the backlog already gave.
+  const unlisten = feed.listen((events) => {
+    for (const event of events) if (options.filter(event)) queue.push(event);
+    if (queue.length > maxBuffered) {
+      overflowed = true;
+      queue.length = 0;
+    }
+    if (waiting && !replaying) {
+      const pending = waiting;
+      if (overflowed) {
+        waiting = null;
+        const error = tooSlow();
+        close();
+        pending.reject(error);
+        return;
+      }
+      const event = nextQueued();
+      if (event) {
+        waiting = null;
+        pending.resolve({ done: false, value: event });
+      }
+    }
+  });
+  const backlog: FeedEvent[] = [];
+
+  const iterator: AsyncIterableIterator<FeedEvent> = {
+    [Symbol.asyncIterator]() {
+      return iterator;
+    },
+    async next() {
+      if (closed) return done();
+      while (replaying) {
+        if (backlog.length === 0) {
+          const page = readBacklog(tail, position);
+          if (page.length === 0) {
+            replaying = false;
+            break;
+          }
+          backlog.push(...page);
+        }
+        const event = backlog.shift() as FeedEvent;
+        position = event.id;
+        if (options.filter(event)) return { done: false, value: event };
+      }
+      const queued = nextQueued();
+      if (queued) return { done: false, value: queued };
+      if (overflowed) {
+        const error = tooSlow();
+        close();
+        throw error;
+      }
+      return new Promise<IteratorResult<FeedEvent>>((resolve, reject) => {
+        waiting = { resolve, reject };
+      });
+    },
+    async return() {
+      close();
+      return done();
+    },
+    async throw(error: unknown) {
+      close();
+      throw error;
+    },
+  };
+  return iterator;
+}

@@ -1,0 +1,154 @@
+// Subscription root fields: queue-wide events, one item's events, a lease holder's notices and live
+// queue statistics, all fed by the event history (so changes from other processes arrive too).
+import { DomainError } from '../domain/errors.js';
+import { LIMITS, validateText, validateToken } from '../domain/validation.js';
+import { type LeaseNotice, leaseNotices } from '../events/lease-notices.js';
+import { latestValueStream, type QueueStats } from '../events/live.js';
+import { eventStream } from '../events/streams.js';
+import { builder } from './builder.js';
+import { EventRef, EventTypeEnum, ItemRef } from './types/refs.js';
+
+builder.subscriptionType({
+  description: 'Live updates, over WebSocket (graphql-transport-ws) or server-sent events at /graphql.',
+});
+
+const QueueEventFilter = builder.inputType('QueueEventFilter', {
+  description: 'Narrows a queue event stream. All given conditions must hold.',
+  fields: (t) => ({
+    batchId: t.string({ description: 'Only events of items in this batch.' }),
+    types: t.field({ type: [EventTypeEnum], description: 'Only events of these types.' }),
+  }),
+});
+
+const afterArg = (t: { arg: { int: (options: { description: string }) => unknown } }) =>
+  t.arg.int({
+    description:
+      'Replay every stored event with a greater sequence first, then continue live, with no gap and no duplicate. Omit to start live.',
+  });
+
+function checkAfter(after: number | null | undefined): number | null {
+  if (after == null) return null;
+  if (!Number.isSafeInteger(after) || after < 0) throw new DomainError('INVALID_ARGUMENT', 'after must be a sequence number ≥ 0.', 'after');
+  return after;
+}
+
+const LeaseNoticeKindEnum = builder.enumType('LeaseNoticeKind', {
+  description: 'What happened to the subscriber’s lease.',
+  values: {
+    RENEWED: { description: 'The lease was renewed; `expiresAt` is the new expiry.' },
+    EXPIRING: { description: 'The lease lapses soon (LEASE_WARNING_SECONDS before `expiresAt`) unless renewed.' },
+    EXPIRED: { description: 'The lease lapsed; decisions with its token are refused (CLAIM_EXPIRED).' },
+    LOST: { description: 'Someone else claimed the item after the lease lapsed. The stream ends.' },
+    RELEASED: { description: 'The lease was released (by its holder, or because its connection closed). The stream ends.' },
+    DECIDED: { description: 'The holder decided the item. The stream ends.' },
+  },
+});
+
+const LeaseNoticeRef = builder.objectRef<LeaseNotice>('LeaseNotice').implement({
+  description: 'A change to one lease, for its holder.',
+  fields: (t) => ({
+    kind: t.field({ type: LeaseNoticeKindEnum, description: 'What happened.', resolve: (notice) => notice.kind }),
+    leaseNumber: t.exposeInt('leaseNumber', { description: 'Which of the item’s leases this is.' }),
+    expiresAt: t.expose('expiresAt', {
+      type: 'DateTime',
+      nullable: true,
+      description: 'The lease expiry after this notice; null once the lease has ended.',
+    }),
+    event: t.field({
+      type: EventRef,
+      nullable: true,
+      description: 'The recorded event behind the notice (none for EXPIRING, which is a reminder).',
+      resolve: (notice) => notice.event,
+    }),
+    item: t.field({
+      type: ItemRef,
+      nullable: true,
+      description: 'The item as it stood when the notice was made.',
+      resolve: async (notice, _args, context) => notice.item ?? context.live.tail.itemsById([notice.itemId]).get(notice.itemId) ?? null,
+    }),
+    serverNow: t.field({
+      type: 'DateTime',
+      description: 'The server clock as this notice was sent.',
+      resolve: (_notice, _args, context) => context.clock.now(),
+    }),
+  }),
+});
+
+const QueueStatsRef = builder.objectRef<QueueStats>('QueueStats').implement({
+  description: 'Counts over the whole queue, recomputed after every change.',
+  fields: (t) => ({
+    pending: t.exposeInt('pending', { description: 'Items waiting for a decision.' }),
+    accepted: t.exposeInt('accepted', { description: 'Items decided ACCEPTED.' }),
+    corrected: t.exposeInt('corrected', { description: 'Items decided CORRECTED.' }),
+    rejected: t.exposeInt('rejected', { description: 'Items decided REJECTED.' }),
+    unclaimed: t.exposeInt('unclaimed', { description: 'Pending items nobody has leased.' }),
+    activeLeases: t.exposeInt('active', { description: 'Pending items under an unexpired lease.' }),
+    expiredLeases: t.exposeInt('expired', { description: 'Pending items whose last lease lapsed (claimable).' }),
+    oldestPendingCreatedAt: t.expose('oldestPendingCreatedAt', {
+      type: 'DateTime',
+      nullable: true,
+      description: 'Creation time of the oldest pending item.',
+    }),
+    oldestPendingAgeSeconds: t.float({
+      nullable: true,
+      description: 'Age of the oldest pending item in seconds, by the server clock.',
+      resolve: (stats) =>
+        stats.oldestPendingCreatedAt === null ? null : (stats.computedAt.getTime() - stats.oldestPendingCreatedAt.getTime()) / 1000,
+    }),
+    sequence: t.exposeInt('sequence', { description: 'The last event these counts include.' }),
+    serverNow: t.expose('computedAt', { type: 'DateTime', description: 'The server clock when the counts were taken.' }),
+  }),
+});
+
+builder.subscriptionFields((t) => ({
+  queueEvents: t.field({
+    type: EventRef,
+    description: 'Every change to the queue, in order, optionally filtered.',
+    args: {
+      after: afterArg(t) as never,
+      filter: t.arg({ type: QueueEventFilter, description: 'Conditions every delivered event meets.' }),
+    },
+    subscribe: (_root, args, context) => {
+      const after = checkAfter(args.after as number | null | undefined);
+      const batchId = args.filter?.batchId == null ? null : validateText(args.filter.batchId, 'filter.batchId', LIMITS.batchId);
+      const types = args.filter?.types?.length ? new Set<string>(args.filter.types) : null;
+      return eventStream(context.live.feed, context.live.tail, {
+        after,
+        filter: (event) => (types === null || types.has(event.type)) && (batchId === null || event.itemSnapshot?.batchId === batchId),
+      });
+    },
+    resolve: (event) => event,
+  }),
+  itemEvents: t.field({
+    type: EventRef,
+    description: 'Every change to one item, in order.',
+    args: {
+      id: t.arg.globalID({ required: true, description: 'The item’s global id.' }),
+      after: afterArg(t) as never,
+    },
+    subscribe: (_root, args, context) => {
+      if (args.id.typename !== 'Item') throw new DomainError('INVALID_ARGUMENT', 'id must be an Item id.', 'id');
+      const itemId = Number(args.id.id);
+      return eventStream(context.live.feed, context.live.tail, {
+        after: checkAfter(args.after as number | null | undefined),
+        filter: (event) => event.itemId === itemId,
+      });
+    },
+    resolve: (event) => event,
+  }),
+  leaseEvents: t.field({
+    type: LeaseNoticeRef,
+    description:
+      'The holder’s own stream for one lease: renewed, expiring soon, expired, lost to a re-claim, released, decided. ' +
+      'Refused with CLAIM_NOT_FOUND when no pending item holds the token.',
+    args: { token: t.arg.string({ required: true, description: 'The token from claimItem.' }) },
+    subscribe: (_root, args, context) => leaseNotices(context.live, validateToken(args.token)),
+    resolve: (notice) => notice,
+  }),
+  queueStats: t.field({
+    type: QueueStatsRef,
+    description: 'Queue counts now, then again after every change.',
+    subscribe: (_root, _args, context) => latestValueStream(context.live, () => context.live.stats()),
+    resolve: (stats) => stats,
+  }),
+}));
