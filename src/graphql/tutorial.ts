@@ -44,6 +44,14 @@ mutation DecideItem($token: String!) {
   }
 }
 
+# Open a second GraphiQL tab, run WatchQueue there, then run the mutations above in this one.
+subscription WatchQueue {
+  queueEvents {
+    sequence type actor occurredAt serverNow leaseExpiresAt
+    item { batchId recordId status claimState claimedBy }
+  }
+}
+
 query ShowItem {
   item(batchId: "batch-20261005", recordId: "C-001") {
     ... on Item {
