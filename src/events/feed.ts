@@ -24,6 +24,7 @@ export class EventFeed {
   private timer: NodeJS.Timeout | null = null;
   private pulling = false;
   private again = false;
+  private woken: NodeJS.Immediate | null = null;
 
   constructor(
     private readonly tail: EventTail,
@@ -47,12 +48,20 @@ export class EventFeed {
   stop(): void {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
+    if (this.woken) clearImmediate(this.woken);
+    this.woken = null;
     this.listeners.clear();
   }
 
-  /** Something was just committed in this process: look now rather than at the next poll. */
+  /**
+   * Something was just committed in this process: look on the next turn of the event loop rather
+   * than at the next poll (not synchronously, so the commit's acknowledgements are not held up).
+   */
   wake(): void {
-    this.pull();
+    this.woken ??= setImmediate(() => {
+      this.woken = null;
+      this.pull();
+    });
   }
 
   listen(listener: FeedListener): () => void {
