@@ -3,17 +3,10 @@
 // the rows after a sequence number. Items are read here too, to attach them to delivered events.
 import Database, { type Statement } from 'better-sqlite3';
 import type { Event, Item } from './client.js';
+import { type ItemRow, toItem } from './item-store.js';
 
 interface EventRow extends Omit<Event, 'occurredAt' | 'leaseExpiresAt'> {
   occurredAt: number;
-  leaseExpiresAt: number | null;
-}
-
-interface ItemRow extends Omit<Item, 'decidedAt' | 'createdAt' | 'claimedAt' | 'leaseExpiresAt' | 'leaseExpiryRecorded'> {
-  leaseExpiryRecorded: number;
-  decidedAt: number | null;
-  createdAt: number;
-  claimedAt: number | null;
   leaseExpiresAt: number | null;
 }
 
@@ -21,17 +14,6 @@ const date = (value: number | null): Date | null => (value === null ? null : new
 
 export function eventFromRow(row: EventRow): Event {
   return { ...row, occurredAt: new Date(row.occurredAt), leaseExpiresAt: date(row.leaseExpiresAt) };
-}
-
-export function itemFromRow(row: ItemRow): Item {
-  return {
-    ...row,
-    decidedAt: date(row.decidedAt),
-    createdAt: new Date(row.createdAt),
-    claimedAt: date(row.claimedAt),
-    leaseExpiresAt: date(row.leaseExpiresAt),
-    leaseExpiryRecorded: row.leaseExpiryRecorded !== 0,
-  };
 }
 
 export class EventTail {
@@ -84,7 +66,7 @@ export class EventTail {
 
   itemByLeaseTokenHash(tokenHash: string): Item | null {
     const row = this.byTokenHash.get(tokenHash) as ItemRow | undefined;
-    return row ? itemFromRow(row) : null;
+    return row ? toItem(row) : null;
   }
 
   /** True when someone committed since the last call (the first call after construction compares with it). */
@@ -105,7 +87,7 @@ export class EventTail {
 
   itemsById(ids: readonly number[]): Map<number, Item> {
     const rows = ids.length === 0 ? [] : (this.items.all(JSON.stringify(ids)) as ItemRow[]);
-    return new Map(rows.map((row) => [row.id, itemFromRow(row)]));
+    return new Map(rows.map((row) => [row.id, toItem(row)]));
   }
 
   /** The earliest expiry of a lease whose lapse is not recorded yet, or null when there is none. */

@@ -6,7 +6,7 @@ import type { Item, ItemStatus } from './client.js';
 import type { TxSql } from './tx-sql.js';
 
 /** An Item row as SQLite returns it: DATETIME columns hold epoch milliseconds. */
-interface ItemRow extends Omit<Item, 'decidedAt' | 'createdAt' | 'claimedAt' | 'leaseExpiresAt' | 'leaseExpiryRecorded'> {
+export interface ItemRow extends Omit<Item, 'decidedAt' | 'createdAt' | 'claimedAt' | 'leaseExpiresAt' | 'leaseExpiryRecorded'> {
   leaseExpiryRecorded: number;
   decidedAt: number | null;
   createdAt: number;
@@ -16,7 +16,7 @@ interface ItemRow extends Omit<Item, 'decidedAt' | 'createdAt' | 'claimedAt' | '
 
 const date = (value: number | null): Date | null => (value === null ? null : new Date(value));
 
-function toItem(row: ItemRow): Item {
+export function toItem(row: ItemRow): Item {
   return {
     ...row,
     decidedAt: date(row.decidedAt),

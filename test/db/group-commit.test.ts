@@ -3,17 +3,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Database, openDatabase, type TxSql } from '../../src/db/client.js';
 import { GroupCommit } from '../../src/db/group-commit.js';
+import { categoryRow, gate } from '../support/gate.js';
 import { tempDatabaseFile } from '../support/server.js';
-
-function gate(): { promise: Promise<void>; open(): void } {
-  let open!: () => void;
-  const promise = new Promise<void>((resolve) => {
-    open = resolve;
-  });
-  return { promise, open };
-}
-
-const category = (name: string) => ({ name, createdAt: new Date(Date.UTC(2026, 10, 30)), createdBy: 'test' });
 
 describe('db.write group commit on a real file', () => {
   const temp = tempDatabaseFile();
@@ -32,7 +23,7 @@ describe('db.write group commit on a real file', () => {
     // The first write holds its transaction open, so the next three queue up for one batch.
     const first = db.write(async (tx) => {
       await holding.promise;
-      await tx.category.create({ data: category('first') });
+      await tx.category.create({ data: categoryRow('first') });
       return 'first';
     });
     const versions: number[] = [];
@@ -40,7 +31,7 @@ describe('db.write group commit on a real file', () => {
       versions.push(Number(sql.all<{ data_version: number }>('PRAGMA data_version')[0]?.data_version));
     const a = db.write(async (tx, sql) => {
       track('a')(sql);
-      await tx.category.create({ data: category('a') });
+      await tx.category.create({ data: categoryRow('a') });
       order.push('a ran');
       return 'a';
     });
@@ -53,7 +44,7 @@ describe('db.write group commit on a real file', () => {
     });
     const c = db.write(async (tx, sql) => {
       track('c')(sql);
-      await tx.category.create({ data: category('c') });
+      await tx.category.create({ data: categoryRow('c') });
       order.push('c ran');
       return 'c';
     });

@@ -4,18 +4,8 @@
 // the separate read-only db.read must prevent both.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Database, openDatabase } from '../../src/db/client.js';
+import { categoryRow, gate } from '../support/gate.js';
 import { tempDatabaseFile } from '../support/server.js';
-
-/** A promise plus its resolve function: lets the test decide when a transaction may go on. */
-function gate<T = void>(): { promise: Promise<T>; open(value: T): void } {
-  let open!: (value: T) => void;
-  const promise = new Promise<T>((resolve) => {
-    open = resolve;
-  });
-  return { promise, open };
-}
-
-const category = (name: string) => ({ name, createdAt: new Date(Date.UTC(2026, 10, 30)), createdBy: 'test' });
 
 describe('db.write and db.read on one SQLite file', () => {
   const temp = tempDatabaseFile();
@@ -34,7 +24,7 @@ describe('db.write and db.read on one SQLite file', () => {
     const order: string[] = [];
 
     const doomed = db.write(async (tx) => {
-      await tx.category.create({ data: category('uncommitted') });
+      await tx.category.create({ data: categoryRow('uncommitted') });
       order.push('doomed wrote');
       written.open();
       await proceed.promise;
@@ -49,7 +39,7 @@ describe('db.write and db.read on one SQLite file', () => {
     // While the first transaction is open (its row written, not committed): a second write and a read.
     const second = db.write(async (tx) => {
       order.push('second started');
-      await tx.category.create({ data: category('second') });
+      await tx.category.create({ data: categoryRow('second') });
       return 'second done';
     });
     const seenMeanwhile = await db.read.category.findMany({ select: { name: true } });
@@ -72,7 +62,7 @@ describe('db.write and db.read on one SQLite file', () => {
     const outcomes = await Promise.allSettled(
       Array.from({ length: 30 }, (_, index) =>
         db.write(async (tx) => {
-          await tx.category.create({ data: category(`bulk-${String(index).padStart(2, '0')}`) });
+          await tx.category.create({ data: categoryRow(`bulk-${String(index).padStart(2, '0')}`) });
           await Promise.resolve();
           if (index % 3 === 0) throw new Error(`rollback ${index}`);
           return index;
@@ -90,21 +80,21 @@ describe('db.write and db.read on one SQLite file', () => {
   });
 
   it('the read client refuses every write: writes can only go through db.write', async () => {
-    await expect(db.read.category.create({ data: category('through-reader') })).rejects.toThrow(/readonly|read-only|query_only/i);
+    await expect(db.read.category.create({ data: categoryRow('through-reader') })).rejects.toThrow(/readonly|read-only|query_only/i);
     await expect(
       db.read.$executeRawUnsafe(`INSERT INTO "Category" ("name", "createdAt", "createdBy") VALUES ('raw-reader', 0, 'test')`),
     ).rejects.toThrow(/readonly|read-only|query_only/i);
     await expect(db.read.category.deleteMany({})).rejects.toThrow(/readonly|read-only|query_only/i);
     await expect(db.read.$executeRawUnsafe('PRAGMA query_only = OFF')).resolves.toBeDefined();
     // Even with query_only switched off, the connection was opened read-only.
-    await expect(db.read.category.create({ data: category('still-refused') })).rejects.toThrow(/readonly|read-only/i);
+    await expect(db.read.category.create({ data: categoryRow('still-refused') })).rejects.toThrow(/readonly|read-only/i);
     await db.read.$executeRawUnsafe('PRAGMA query_only = ON');
 
     const rows = await db.read.category.findMany({ where: { name: { in: ['through-reader', 'raw-reader', 'still-refused'] } } });
     expect(rows).toEqual([]);
     expect(await db.read.category.count()).toBeGreaterThan(0);
     // The writer itself is fine.
-    await db.write((tx) => tx.category.create({ data: category('through-writer') }));
+    await db.write((tx) => tx.category.create({ data: categoryRow('through-writer') }));
     expect(await db.read.category.findUnique({ where: { name: 'through-writer' } })).toMatchObject({ name: 'through-writer' });
   });
 });
