@@ -16,13 +16,14 @@ import { toClientError } from './graphql/errors.js';
 import { schema } from './graphql/schema.js';
 import { TUTORIAL_DOCUMENT } from './graphql/tutorial.js';
 import type { Logger } from './logger.js';
+import { Metrics } from './metrics.js';
 import { releaseLease } from './services/leases.js';
 
 export interface AppOptions {
   db: Database;
   clock: Clock;
   config: Pick<Config, 'host' | 'port' | 'graphiql' | 'shutdownTimeoutMs' | 'maxBodyBytes'> &
-    Partial<Pick<Config, 'leaseWarningSeconds' | 'feedPollMs'>>;
+    Partial<Pick<Config, 'leaseWarningSeconds' | 'feedPollMs' | 'metrics'>>;
   logger: Logger;
 }
 
@@ -101,6 +102,25 @@ function bodyLimit(maxBytes: number): Plugin {
   };
 }
 
+/** GET /metrics: the Prometheus text exposition. Without this plugin the path is an ordinary 404. */
+function metricsEndpoint(metrics: Metrics, logger: Logger): Plugin {
+  return {
+    async onRequest({ url, request, endResponse, fetchAPI }) {
+      if (url.pathname !== '/metrics') return;
+      if (request.method !== 'GET' && request.method !== 'HEAD') {
+        endResponse(new fetchAPI.Response(null, { status: 405, headers: { allow: 'GET, HEAD' } }));
+        return;
+      }
+      try {
+        endResponse(new fetchAPI.Response(await metrics.render(), { headers: { 'content-type': metrics.contentType } }));
+      } catch (error) {
+        logger.error({ err: error }, 'could not collect metrics');
+        endResponse(new fetchAPI.Response('metrics unavailable\n', { status: 503, headers: { 'content-type': 'text/plain' } }));
+      }
+    },
+  };
+}
+
 /** Applies the error convention to every execution result, where the request's id is known. */
 function clientErrors(): Plugin<GraphQLContext> {
   const clean = (result: ExecutionResult, context: GraphQLContext): ExecutionResult | undefined =>
@@ -156,6 +176,10 @@ export function createApp(options: AppOptions): App {
     leaseWarningMs: (config.leaseWarningSeconds ?? 60) * 1000,
     pollIntervalMs: config.feedPollMs,
   });
+  // Open WebSocket connections are read at scrape time from `sockets`, made further down.
+  const metrics: Metrics | null =
+    (config.metrics ?? true) ? new Metrics({ live, clock, webSocketConnections: (): number => sockets.clients.size }) : null;
+  if (metrics) live.feed.listen(metrics.onEvents);
 
   const yoga = createYoga<Record<string, unknown>, GraphQLContext>({
     schema,
@@ -188,6 +212,7 @@ export function createApp(options: AppOptions): App {
       requestIds(logger, ids),
       bodyLimit(config.maxBodyBytes),
       clientErrors(),
+      ...(metrics ? [metricsEndpoint(metrics, logger)] : []),
       useReadinessCheck({
         endpoint: '/ready',
         check: async () => {

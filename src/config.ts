@@ -12,6 +12,7 @@ const schema = z.object({
   SQLITE_BUSY_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
   SQLITE_SYNCHRONOUS: z.enum(['NORMAL', 'FULL']).default('FULL'),
   GRAPHIQL: z.enum(['true', 'false']).default('true'),
+  METRICS: z.enum(['true', 'false']).default('true'),
   LEASE_WARNING_SECONDS: z.coerce.number().int().min(0).max(3600).default(60),
   FEED_POLL_MS: z.coerce.number().int().min(1).max(10_000).default(20),
   MAX_BODY_BYTES: z.coerce
@@ -32,6 +33,8 @@ export interface Config {
   busyTimeoutMs: number;
   synchronous: 'NORMAL' | 'FULL';
   graphiql: boolean;
+  /** Serve Prometheus metrics at GET /metrics (without authentication); otherwise it answers 404. */
+  metrics: boolean;
   /** Largest accepted request body; 500 items with 1000-character reasons in UTF-8 fit in the default 2 MiB. */
   maxBodyBytes: number;
   /** How long before a lease lapses its holder is warned (EXPIRING). */
@@ -68,6 +71,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     busyTimeoutMs: values.SQLITE_BUSY_TIMEOUT_MS,
     synchronous: values.SQLITE_SYNCHRONOUS,
     graphiql: values.GRAPHIQL === 'true',
+    metrics: values.METRICS === 'true',
     maxBodyBytes: values.MAX_BODY_BYTES,
     leaseWarningSeconds: values.LEASE_WARNING_SECONDS,
     feedPollMs: values.FEED_POLL_MS,

@@ -1,0 +1,343 @@
+// GET /metrics: Prometheus text exposition of the queue, review activity and connections, on the
+// real server (in-process with the manual clock, and as a process for the METRICS setting).
+import { createClient } from 'graphql-ws';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { WebSocket } from 'ws';
+import { ConfigError, loadConfig } from '../../src/config.js';
+import { type StartedServer, startServerProcess } from '../support/process.js';
+import { postGraphQL, startTestServer, type TestServer, tempDatabaseFile } from '../support/server.js';
+
+interface Scrape {
+  status: number;
+  contentType: string | null;
+  text: string;
+  /** Sample values by series, e.g. `leasehold_items{status="PENDING"}`. */
+  values: Map<string, number>;
+}
+
+const SAMPLE = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{.*\})?\s+(\S+)$/;
+
+function parseExposition(text: string): Map<string, number> {
+  const values = new Map<string, number>();
+  for (const line of text.split('\n')) {
+    if (line === '' || line.startsWith('#')) continue;
+    const match = SAMPLE.exec(line);
+    if (!match) throw new Error(`not a Prometheus sample line: ${line}`);
+    const [, name, labels = '', raw = ''] = match;
+    const value = raw === '+Inf' ? Number.POSITIVE_INFINITY : raw === '-Inf' ? Number.NEGATIVE_INFINITY : Number(raw);
+    values.set(`${name}${labels}`, value);
+  }
+  return values;
+}
+
+async function scrape(url: string): Promise<Scrape> {
+  const response = await fetch(`${url}/metrics`);
+  const text = await response.text();
+  return {
+    status: response.status,
+    contentType: response.headers.get('content-type'),
+    text,
+    values: response.status === 200 ? parseExposition(text) : new Map(),
+  };
+}
+
+function value(scraped: Scrape, series: string): number {
+  const found = scraped.values.get(series);
+  if (found === undefined) throw new Error(`no series ${series} in:\n${scraped.text}`);
+  return found;
+}
+
+/** Scrapes until `check` stops throwing (feed delivery and socket close are asynchronous). */
+async function eventually(url: string, check: (scraped: Scrape) => void, timeoutMs = 5_000): Promise<Scrape> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const scraped = await scrape(url);
+    try {
+      check(scraped);
+      return scraped;
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
+}
+
+async function gql<T = Record<string, unknown>>(url: string, query: string, variables?: Record<string, unknown>): Promise<T> {
+  const response = await postGraphQL(url, query, variables);
+  const body = (await response.json()) as { data?: T; errors?: unknown[] };
+  if (body.errors || body.data === undefined) throw new Error(`GraphQL errors: ${JSON.stringify(body.errors)}`);
+  return body.data;
+}
+
+const SET_UP = 'mutation { addCategories(input: { names: ["billing", "shipping"] }) { __typename } }';
+const ADD = `mutation ($batchId: String!, $recordId: String!) {
+  addItem(input: { batchId: $batchId, recordId: $recordId, proposedCategory: "billing", reason: "looks like an invoice" }) {
+    __typename
+  }
+}`;
+const CLAIM = `mutation ($leaseSeconds: Int) {
+  claimItem(input: { reviewer: "tanaka", leaseSeconds: $leaseSeconds }) {
+    __typename
+    ... on ClaimItemPayload { claimed lease { token } }
+    ... on UserError { code }
+  }
+}`;
+const DECIDE = `mutation ($token: String!, $decision: Decision!, $category: String) {
+  decideItem(input: { token: $token, decision: $decision, category: $category }) {
+    __typename
+    ... on UserError { code }
+  }
+}`;
+
+async function addItems(url: string, count: number, batchId = 'batch-1'): Promise<void> {
+  for (let index = 0; index < count; index++) {
+    const data = await gql(url, ADD, { batchId, recordId: `R-${index}` });
+    expect(data).toEqual({ addItem: { __typename: 'AddItemPayload' } });
+  }
+}
+
+async function claim(url: string, leaseSeconds = 300): Promise<string> {
+  const data = await gql<{ claimItem: { claimed?: boolean; lease?: { token: string } } }>(url, CLAIM, { leaseSeconds });
+  expect(data.claimItem.claimed).toBe(true);
+  return (data.claimItem.lease as { token: string }).token;
+}
+
+async function decide(url: string, token: string, decision: string, category?: string): Promise<void> {
+  const data = await gql(url, DECIDE, { token, decision, category });
+  expect(data).toEqual({ decideItem: { __typename: 'DecideItemPayload' } });
+}
+
+const OWN = [
+  ['leasehold_items', 'gauge'],
+  ['leasehold_leases_active', 'gauge'],
+  ['leasehold_leases_expired', 'gauge'],
+  ['leasehold_oldest_pending_item_age_seconds', 'gauge'],
+  ['leasehold_claim_to_decision_seconds', 'histogram'],
+  ['leasehold_decisions_total', 'counter'],
+  ['leasehold_lease_expiries_total', 'counter'],
+  ['leasehold_websocket_connections', 'gauge'],
+] as const;
+
+describe('GET /metrics', () => {
+  let server: TestServer;
+
+  beforeEach(async () => {
+    server = await startTestServer();
+    await gql(server.url, SET_UP);
+  });
+  afterEach(async () => {
+    await server?.stop();
+  });
+
+  it('answers in the Prometheus text format (0.0.4), every leasehold_ metric described and at zero on a fresh queue', async () => {
+    const scraped = await scrape(server.url);
+    expect(scraped.status).toBe(200);
+    expect(scraped.contentType).toMatch(/^text\/plain; version=0\.0\.4(; charset=utf-8)?$/);
+
+    // Every family has HELP and TYPE; every sample belongs to a declared family.
+    const types = new Map<string, string>();
+    for (const line of scraped.text.split('\n')) {
+      const typeLine = /^# TYPE (\S+) (counter|gauge|histogram|summary|untyped)$/.exec(line);
+      if (typeLine) types.set(typeLine[1] as string, typeLine[2] as string);
+    }
+    for (const [name, type] of OWN) {
+      expect(types.get(name), name).toBe(type);
+      expect(scraped.text).toMatch(new RegExp(`^# HELP ${name} \\S.*$`, 'm'));
+    }
+    for (const series of scraped.values.keys()) {
+      const name = series.replace(/\{.*$/, '');
+      const family = types.has(name) ? name : name.replace(/_(bucket|sum|count|created)$/, '');
+      expect(types.has(family), series).toBe(true);
+    }
+
+    for (const status of ['PENDING', 'ACCEPTED', 'CORRECTED', 'REJECTED'])
+      expect(value(scraped, `leasehold_items{status="${status}"}`)).toBe(0);
+    for (const decision of ['ACCEPTED', 'CORRECTED', 'REJECTED']) {
+      expect(value(scraped, `leasehold_decisions_total{decision="${decision}"}`)).toBe(0);
+    }
+    expect(value(scraped, 'leasehold_leases_active')).toBe(0);
+    expect(value(scraped, 'leasehold_leases_expired')).toBe(0);
+    expect(value(scraped, 'leasehold_oldest_pending_item_age_seconds')).toBe(0);
+    expect(value(scraped, 'leasehold_lease_expiries_total')).toBe(0);
+    expect(value(scraped, 'leasehold_claim_to_decision_seconds_count')).toBe(0);
+    expect(value(scraped, 'leasehold_websocket_connections')).toBe(0);
+    // Node.js process metrics come along on the same registry.
+    expect(value(scraped, 'process_cpu_user_seconds_total')).toBeGreaterThan(0);
+    expect(scraped.values.has('nodejs_heap_size_used_bytes')).toBe(true);
+  });
+
+  it('follows items, active leases, the oldest pending age, decisions by outcome and claim-to-decision time', async () => {
+    await addItems(server.url, 4);
+    server.clock.advance(90_000);
+    let scraped = await scrape(server.url);
+    expect(value(scraped, 'leasehold_items{status="PENDING"}')).toBe(4);
+    expect(value(scraped, 'leasehold_oldest_pending_item_age_seconds')).toBe(90);
+    expect(value(scraped, 'leasehold_leases_active')).toBe(0);
+
+    const tokens = [await claim(server.url), await claim(server.url), await claim(server.url)];
+    scraped = await scrape(server.url);
+    expect(value(scraped, 'leasehold_leases_active')).toBe(3);
+    expect(value(scraped, 'leasehold_leases_expired')).toBe(0);
+
+    // Held 20 s, 45 s and 200 s by the deciding leases.
+    server.clock.advance(20_000);
+    await decide(server.url, tokens[0] as string, 'ACCEPTED');
+    server.clock.advance(25_000);
+    await decide(server.url, tokens[1] as string, 'CORRECTED', 'shipping');
+    server.clock.advance(155_000);
+    await decide(server.url, tokens[2] as string, 'REJECTED');
+
+    scraped = await eventually(server.url, (s) => expect(value(s, 'leasehold_claim_to_decision_seconds_count')).toBe(3));
+    expect(value(scraped, 'leasehold_items{status="PENDING"}')).toBe(1);
+    expect(value(scraped, 'leasehold_items{status="ACCEPTED"}')).toBe(1);
+    expect(value(scraped, 'leasehold_items{status="CORRECTED"}')).toBe(1);
+    expect(value(scraped, 'leasehold_items{status="REJECTED"}')).toBe(1);
+    expect(value(scraped, 'leasehold_decisions_total{decision="ACCEPTED"}')).toBe(1);
+    expect(value(scraped, 'leasehold_decisions_total{decision="CORRECTED"}')).toBe(1);
+    expect(value(scraped, 'leasehold_decisions_total{decision="REJECTED"}')).toBe(1);
+    expect(value(scraped, 'leasehold_leases_active')).toBe(0);
+    expect(value(scraped, 'leasehold_oldest_pending_item_age_seconds')).toBe(90 + 200);
+    expect(value(scraped, 'leasehold_claim_to_decision_seconds_sum')).toBe(20 + 45 + 200);
+    const bucket = (le: string) => value(scraped, `leasehold_claim_to_decision_seconds_bucket{le="${le}"}`);
+    expect([bucket('10'), bucket('30'), bucket('60'), bucket('120'), bucket('300'), bucket('3600'), bucket('+Inf')]).toEqual([
+      0, 1, 2, 2, 3, 3, 3,
+    ]);
+
+    // Another decision of the same outcome counts again.
+    const fourth = await claim(server.url);
+    server.clock.advance(1_000);
+    await decide(server.url, fourth, 'ACCEPTED');
+    scraped = await eventually(server.url, (s) => expect(value(s, 'leasehold_decisions_total{decision="ACCEPTED"}')).toBe(2));
+    expect(value(scraped, 'leasehold_items{status="PENDING"}')).toBe(0);
+    expect(value(scraped, 'leasehold_oldest_pending_item_age_seconds')).toBe(0);
+    expect(value(scraped, 'leasehold_claim_to_decision_seconds_count')).toBe(4);
+  });
+
+  it('counts lapsed leases as expired while they stay on the item, and each recorded lapse once', async () => {
+    await addItems(server.url, 3);
+    const tokens = [await claim(server.url, 30), await claim(server.url, 30), await claim(server.url, 600)];
+
+    server.clock.advance(31_000);
+    await server.settle();
+    const scraped = await eventually(server.url, (s) => expect(value(s, 'leasehold_lease_expiries_total')).toBe(2));
+    expect(value(scraped, 'leasehold_leases_expired')).toBe(2);
+    expect(value(scraped, 'leasehold_leases_active')).toBe(1);
+    expect(value(scraped, 'leasehold_items{status="PENDING"}')).toBe(3);
+
+    // Re-claiming a lapsed item makes it active again; the lapse is not counted twice.
+    tokens.push(await claim(server.url, 300));
+    const after = await scrape(server.url);
+    expect(value(after, 'leasehold_leases_expired')).toBe(1);
+    expect(value(after, 'leasehold_leases_active')).toBe(2);
+    expect(value(after, 'leasehold_lease_expiries_total')).toBe(2);
+
+    // Neither a lease token nor its stored hash ever shows up.
+    const hashes = (await server.db.read.item.findMany({ select: { leaseTokenHash: true } }))
+      .map((item) => item.leaseTokenHash)
+      .filter((hash): hash is string => hash !== null);
+    expect(hashes.length).toBeGreaterThan(0);
+    for (const secret of [...tokens, ...hashes]) {
+      expect(after.text).not.toContain(secret);
+    }
+    expect(after.text).not.toMatch(/lh_/);
+  });
+
+  it('counts open WebSocket connections on /graphql', async () => {
+    const client = createClient({
+      url: `${server.url.replace(/^http/, 'ws')}/graphql`,
+      webSocketImpl: WebSocket,
+      lazy: true,
+      retryAttempts: 0,
+    });
+    try {
+      const subscription = client.iterate<{ queueStats: { pending: number } }>({ query: 'subscription { queueStats { pending } }' });
+      const first = await subscription.next();
+      expect(first.value?.data?.queueStats.pending).toBe(0);
+      await eventually(server.url, (s) => expect(value(s, 'leasehold_websocket_connections')).toBe(1));
+
+      const second = createClient({ url: `${server.url.replace(/^http/, 'ws')}/graphql`, webSocketImpl: WebSocket, retryAttempts: 0 });
+      const other = second.iterate<{ queueStats: { pending: number } }>({ query: 'subscription { queueStats { pending } }' });
+      await other.next();
+      await eventually(server.url, (s) => expect(value(s, 'leasehold_websocket_connections')).toBe(2));
+      await other.return?.();
+      await second.dispose();
+      await eventually(server.url, (s) => expect(value(s, 'leasehold_websocket_connections')).toBe(1));
+
+      await subscription.return?.();
+    } finally {
+      await client.dispose();
+    }
+    await eventually(server.url, (s) => expect(value(s, 'leasehold_websocket_connections')).toBe(0));
+  });
+
+  it('refuses other methods with 405 and answers HEAD', async () => {
+    const posted = await fetch(`${server.url}/metrics`, { method: 'POST', headers: { 'content-length': '0' } });
+    expect(posted.status).toBe(405);
+    expect(posted.headers.get('allow')).toBe('GET, HEAD');
+    const head = await fetch(`${server.url}/metrics`, { method: 'HEAD' });
+    expect(head.status).toBe(200);
+    expect(head.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
+  });
+
+  it('keeps each app’s numbers apart when several run in one process', async () => {
+    const other = await startTestServer();
+    try {
+      await addItems(server.url, 2);
+      await gql(other.url, SET_UP);
+      await addItems(other.url, 1);
+      const token = await claim(other.url);
+      await decide(other.url, token, 'REJECTED');
+      const mine = await scrape(server.url);
+      const theirs = await eventually(other.url, (s) => expect(value(s, 'leasehold_decisions_total{decision="REJECTED"}')).toBe(1));
+      expect(value(mine, 'leasehold_items{status="PENDING"}')).toBe(2);
+      expect(value(mine, 'leasehold_decisions_total{decision="REJECTED"}')).toBe(0);
+      expect(value(theirs, 'leasehold_items{status="PENDING"}')).toBe(0);
+      expect(value(theirs, 'leasehold_items{status="REJECTED"}')).toBe(1);
+    } finally {
+      await other.stop();
+    }
+  });
+});
+
+describe('the METRICS setting', () => {
+  it('defaults to true and accepts only true or false', () => {
+    expect(loadConfig({}).metrics).toBe(true);
+    expect(loadConfig({ METRICS: 'false' }).metrics).toBe(false);
+    expect(() => loadConfig({ METRICS: 'no' })).toThrow(ConfigError);
+  });
+
+  describe('in the server process', () => {
+    const enabledDb = tempDatabaseFile();
+    const disabledDb = tempDatabaseFile();
+    let enabled: StartedServer;
+    let disabled: StartedServer;
+
+    beforeAll(async () => {
+      [enabled, disabled] = await Promise.all([
+        startServerProcess({ DATABASE_URL: `file:${enabledDb.file}` }),
+        startServerProcess({ DATABASE_URL: `file:${disabledDb.file}`, METRICS: 'false' }),
+      ]);
+    });
+    afterAll(async () => {
+      await Promise.all([enabled?.kill(), disabled?.kill()]);
+      enabledDb.cleanup();
+      disabledDb.cleanup();
+    });
+
+    it('serves /metrics by default, without authentication', async () => {
+      const scraped = await scrape(enabled.url);
+      expect(scraped.status).toBe(200);
+      expect(scraped.contentType).toMatch(/^text\/plain; version=0\.0\.4/);
+      expect(value(scraped, 'leasehold_items{status="PENDING"}')).toBe(0);
+    });
+
+    it('answers 404 at /metrics with METRICS=false, and everything else still works', async () => {
+      const response = await fetch(`${disabled.url}/metrics`);
+      expect(response.status).toBe(404);
+      expect(await response.text()).not.toMatch(/leasehold_|# TYPE/);
+      expect((await fetch(`${disabled.url}/health`)).status).toBe(200);
+      const graphql = await postGraphQL(disabled.url, '{ serverTime }');
+      expect(graphql.status).toBe(200);
+    });
+  });
+});
