@@ -36,7 +36,8 @@ export function eventStream(feed: EventFeed, tail: EventTail, options: StreamOpt
     new GraphQLError(`Too many events waiting for this subscriber; subscribe again with after: ${position}.`, {
       extensions: { code: 'SUBSCRIBER_TOO_SLOW', after: position },
     });
-  let position = options.after ?? feed.sequence;
+  // An `after` beyond the end of the history means "from now on": later events must not be skipped up to it.
+  let position = options.after == null ? feed.sequence : Math.min(options.after, tail.latestSequence());
   let replaying = options.after != null;
 
   const done = (): IteratorResult<FeedEvent> => ({ done: true, value: undefined });
@@ -61,6 +62,8 @@ export function eventStream(feed: EventFeed, tail: EventTail, options: StreamOpt
   // Listen before reading the backlog: whatever commits meanwhile lands in the queue, and the
   // position check drops what the backlog already gave.
   const unlisten = feed.listen((events) => {
+    // Once cut off, queue nothing more: a later event must not be delivered after the dropped ones.
+    if (overflowed) return;
     for (const event of events) if (options.filter(event)) queue.push(event);
     if (queue.length > maxBuffered) {
       overflowed = true;

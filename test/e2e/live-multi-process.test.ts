@@ -1,0 +1,340 @@
+// The live queue across processes on one SQLite file: changes made by another process reach WebSocket
+// subscribers, and a lapsed lease is recorded (and pushed) exactly once while two servers race to record it.
+import { type ChildProcess, spawn } from 'node:child_process';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import Database from 'better-sqlite3';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { AdvancedMessage, AdvanceMessage, StopMessage } from '../support/fake-clock-server.js';
+import { post, ROOT, TSX_LOADER } from '../support/process.js';
+import { tempDatabaseFile } from '../support/server.js';
+import { type Collected, connectWs, type WsClient, waitFor, writeUntilReceived } from '../support/ws.js';
+
+const FAKE_CLOCK_SERVER = path.join(ROOT, 'test', 'support', 'fake-clock-server.ts');
+const CLOCK_START = Date.UTC(2026, 10, 30, 9, 0, 0);
+
+interface FakeClockServer {
+  url: string;
+  child: ChildProcess;
+  stderr: string[];
+  /** Moves this server's clock and resolves once it has recorded whatever lapsed. */
+  advance(ms: number): Promise<AdvancedMessage>;
+  stop(): Promise<void>;
+}
+
+function childEnv(extra: Record<string, string>): Record<string, string> {
+  return { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...extra };
+}
+
+/** Collects a child's output as complete lines. */
+function lines(stream: NodeJS.ReadableStream | null, sink: string[], onLine: () => void = () => undefined) {
+  let partial = '';
+  stream?.on('data', (chunk: Buffer) => {
+    partial += chunk.toString('utf8');
+    const complete = partial.split('\n');
+    partial = complete.pop() ?? '';
+    for (const line of complete) if (line.length > 0) sink.push(line);
+    onLine();
+  });
+}
+
+async function startFakeClockServer(file: string): Promise<FakeClockServer> {
+  const child = spawn(process.execPath, ['--import', TSX_LOADER, FAKE_CLOCK_SERVER], {
+    cwd: ROOT,
+    env: childEnv({ DATABASE_FILE: file, CLOCK_START: String(CLOCK_START) }),
+    stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+  });
+  const stdout: string[] = [];
+  const stderr: string[] = [];
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`fake-clock server did not start: ${stderr.join('\n')}`)), 20_000);
+    lines(child.stdout, stdout, () => {
+      const listening = stdout.map((line) => JSON.parse(line) as { url?: string }).find((line) => line.url);
+      if (listening?.url) {
+        clearTimeout(timer);
+        resolve(listening.url);
+      }
+    });
+    lines(child.stderr, stderr);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`fake-clock server exited (${code}): ${stderr.join('\n')}`));
+    });
+  });
+  let nextId = 0;
+  return {
+    url,
+    child,
+    stderr,
+    advance(ms) {
+      const id = ++nextId;
+      return new Promise((resolve) => {
+        const onMessage = (message: AdvancedMessage) => {
+          if (message.type !== 'advanced' || message.id !== id) return;
+          child.off('message', onMessage);
+          resolve(message);
+        };
+        child.on('message', onMessage);
+        child.send({ type: 'advance', id, ms } satisfies AdvanceMessage);
+      });
+    },
+    async stop() {
+      if (child.exitCode === null && child.connected) child.send({ type: 'stop' } satisfies StopMessage);
+      const killer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+      await exited;
+      clearTimeout(killer);
+    },
+  };
+}
+
+/** Runs the services directly in a short-lived process of its own (as the command line would), and returns what it printed. */
+async function runWriterProcess(file: string, script: string): Promise<Record<string, unknown>> {
+  const src = (module: string) => pathToFileURL(path.join(ROOT, 'src', module)).href;
+  const program = `
+    const { openDatabase } = await import(${JSON.stringify(src('db/client.ts'))});
+    const { ManualClock } = await import(${JSON.stringify(src('domain/clock.ts'))});
+    const items = await import(${JSON.stringify(src('services/items.ts'))});
+    const leases = await import(${JSON.stringify(src('services/leases.ts'))});
+    const db = await openDatabase({ file: process.env.DATABASE_FILE, synchronous: 'NORMAL' });
+    const deps = { db, clock: new ManualClock(Number(process.env.CLOCK_START)) };
+    const result = await (async () => { ${script} })();
+    await db.close();
+    process.stdout.write(JSON.stringify(result) + '\\n');
+  `;
+  const child = spawn(process.execPath, ['--import', TSX_LOADER, '--input-type=module', '-e', program], {
+    cwd: ROOT,
+    env: childEnv({ DATABASE_FILE: file, CLOCK_START: String(CLOCK_START) }),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const stdout: string[] = [];
+  const stderr: string[] = [];
+  lines(child.stdout, stdout);
+  lines(child.stderr, stderr);
+  const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
+  if (code !== 0) throw new Error(`writer process failed (${code}): ${stderr.join('\n')}`);
+  return JSON.parse(stdout.at(-1) as string) as Record<string, unknown>;
+}
+
+async function ask(url: string, query: string, variables?: Record<string, unknown>): Promise<Record<string, unknown>> {
+  const { status, body } = await post(url, query, variables);
+  if (status !== 200 || body.errors || !body.data) throw new Error(`${url} answered ${status}: ${JSON.stringify(body)}`);
+  return body.data;
+}
+
+const ADD_ITEMS = `mutation ($items: [AddItemInput!]!) {
+  addItems(input: { items: $items }) { __typename ... on AddItemsPayload { addedCount } }
+}`;
+const CLAIM = `mutation ($reviewer: String!, $leaseSeconds: Int, $batchId: String) {
+  claimItem(input: { reviewer: $reviewer, leaseSeconds: $leaseSeconds, batchId: $batchId }) {
+    __typename ... on ClaimItemPayload { item { id recordId } lease { token expiresAt } } ... on UserError { code }
+  }
+}`;
+const QUEUE_EVENTS = `subscription ($after: Int) {
+  queueEvents(after: $after) { sequence type actor occurredAt serverNow leaseExpiresAt leaseNumber details item { id batchId recordId claimState claimedBy leaseNumber } }
+}`;
+
+interface EventPayload {
+  sequence: number;
+  type: string;
+  actor: string;
+  occurredAt: string;
+  serverNow: string;
+  leaseExpiresAt: string | null;
+  leaseNumber: number | null;
+  details: Record<string, unknown>;
+  item: { id: string; batchId: string; recordId: string; claimState: string; claimedBy: string | null; leaseNumber: number } | null;
+}
+
+const events = (collected: Collected<{ queueEvents: EventPayload }>) => collected.data.map((data) => data.queueEvents);
+const range = (from: number, to: number) => Array.from({ length: Math.max(0, to - from + 1) }, (_, index) => from + index);
+
+function readEvents(file: string): { id: number; type: string; itemId: number | null; leaseNumber: number | null }[] {
+  const db = new Database(file, { readonly: true });
+  try {
+    return db.prepare('SELECT id, type, itemId, leaseNumber FROM "Event" ORDER BY id').all() as never;
+  } finally {
+    db.close();
+  }
+}
+
+const latestSequence = (file: string) => readEvents(file).at(-1)?.id ?? 0;
+
+describe('two fake-clock server processes on one file', () => {
+  const temp = tempDatabaseFile();
+  let a: FakeClockServer;
+  let b: FakeClockServer;
+  const clients: WsClient[] = [];
+  const open = async (server: FakeClockServer) => {
+    const client = await connectWs(server.url);
+    clients.push(client);
+    return client;
+  };
+  /** Both clocks move together, the way one wall clock would. */
+  const advanceBoth = (ms: number) => Promise.all([a.advance(ms), b.advance(ms)]);
+
+  beforeAll(async () => {
+    [a, b] = await Promise.all([startFakeClockServer(temp.file), startFakeClockServer(temp.file)]);
+    await ask(a.url, 'mutation { addCategories(input: { names: ["alpha"] }) { __typename } }');
+  });
+  afterEach(async () => {
+    await Promise.all(clients.splice(0).map((client) => client.close()));
+  });
+  afterAll(async () => {
+    await Promise.all([a?.stop(), b?.stop()]);
+    temp.cleanup();
+  });
+
+  it("changes made by another process reach the first server's subscribers", async () => {
+    const start = latestSequence(temp.file);
+    const watcher = await open(a);
+    const onA = watcher.subscribe<{ queueEvents: EventPayload }>(QUEUE_EVENTS, { after: start });
+
+    // A second server process…
+    await ask(b.url, ADD_ITEMS, { items: [{ batchId: 'xp', recordId: 'B-1', proposedCategory: 'alpha', reason: 'added through B' }] });
+    const fromB = await ask(b.url, CLAIM, { reviewer: 'bob', leaseSeconds: 300, batchId: 'xp' });
+    const bLease = (fromB.claimItem as { lease: { expiresAt: string } }).lease;
+    await waitFor(
+      () => onA.data.length === 2,
+      5_000,
+      () => JSON.stringify(events(onA)),
+    );
+    // Both changes may reach A in one poll; the item is then shown as it stands after both (as documented).
+    expect(events(onA)).toEqual([
+      expect.objectContaining({
+        sequence: start + 1,
+        type: 'ITEM_ADDED',
+        item: expect.objectContaining({ recordId: 'B-1' }),
+      }),
+      expect.objectContaining({
+        sequence: start + 2,
+        type: 'LEASE_CLAIMED',
+        actor: 'bob',
+        leaseExpiresAt: bLease.expiresAt,
+        serverNow: new Date(CLOCK_START).toISOString(),
+        item: expect.objectContaining({ recordId: 'B-1', claimState: 'ACTIVE', claimedBy: 'bob', leaseNumber: 1 }),
+      }),
+    ]);
+
+    // …and a process that is no server at all, writing through the services (as the command line does).
+    const written = await runWriterProcess(
+      temp.file,
+      `await items.addItem(deps, { name: 'cli' }, { batchId: 'cli', recordId: 'K-1', proposedCategory: 'alpha', reason: 'from a script' });
+       const claim = await leases.claimItem(deps, { name: 'kim' }, { leaseSeconds: 600, batchId: 'cli' });
+       return { token: claim.token };`,
+    );
+    await waitFor(
+      () => onA.data.length === 4,
+      5_000,
+      () => JSON.stringify(events(onA)),
+    );
+    expect(events(onA).slice(2)).toEqual([
+      expect.objectContaining({
+        sequence: start + 3,
+        type: 'ITEM_ADDED',
+        actor: 'cli',
+        item: expect.objectContaining({ recordId: 'K-1' }),
+      }),
+      expect.objectContaining({
+        sequence: start + 4,
+        type: 'LEASE_CLAIMED',
+        actor: 'kim',
+        item: expect.objectContaining({ recordId: 'K-1', claimState: 'ACTIVE', claimedBy: 'kim' }),
+      }),
+    ]);
+
+    // The script's lease holder follows its lease on server A while server B renews and decides it.
+    const token = written.token as string;
+    const holder = await open(a);
+    const notices = holder.subscribe<{ leaseEvents: { kind: string; expiresAt: string | null; event: { sequence: number } | null } }>(
+      'subscription ($token: String!) { leaseEvents(token: $token) { kind expiresAt event { sequence } } }',
+      { token },
+    );
+    const RENEW = 'mutation ($token: String!) { renewLease(input: { token: $token, leaseSeconds: 900 }) { __typename } }';
+    // When A starts listening is not observable from here: renew until the first notice arrives.
+    await writeUntilReceived(
+      () => notices.data.length > 0,
+      () => ask(b.url, RENEW, { token }),
+    );
+    await ask(b.url, 'mutation ($token: String!) { decideItem(input: { token: $token, decision: ACCEPTED }) { __typename } }', { token });
+    await waitFor(
+      () => notices.completed,
+      5_000,
+      () => JSON.stringify(notices.data),
+    );
+    const kinds = notices.data.map((data) => data.leaseEvents.kind);
+    expect(kinds.at(-1)).toBe('DECIDED');
+    expect(kinds.slice(0, -1).every((kind) => kind === 'RENEWED')).toBe(true);
+    expect(notices.data[0]?.leaseEvents.expiresAt).toBe(new Date(CLOCK_START + 900_000).toISOString());
+    // Every notice is a distinct recorded event, in order.
+    const noticeSequences = notices.data.map((data) => data.leaseEvents.event?.sequence as number);
+    expect([...noticeSequences].sort((x, y) => x - y)).toEqual(noticeSequences);
+    expect(new Set(noticeSequences).size).toBe(noticeSequences.length);
+  });
+
+  it('a lapsed lease is recorded once as LEASE_EXPIRED and pushed once by each server, though both clocks pass it together', async () => {
+    const watchA = await open(a);
+    const watchB = await open(b);
+    const start = latestSequence(temp.file);
+    const onA = watchA.subscribe<{ queueEvents: EventPayload }>(QUEUE_EVENTS, { after: start });
+    const onB = watchB.subscribe<{ queueEvents: EventPayload }>(QUEUE_EVENTS, { after: start });
+    const claimedItems = new Set<string>();
+
+    for (let round = 0; round < 3; round++) {
+      const batchId = `exp-${round}`;
+      const count = 4 + round * 2;
+      await ask(a.url, ADD_ITEMS, {
+        items: Array.from({ length: count }, (_, n) => ({ batchId, recordId: `X-${n}`, proposedCategory: 'alpha', reason: 'lapses' })),
+      });
+      // Half the leases through each server; 30 s, the shortest allowed.
+      const claims = await Promise.all(
+        Array.from({ length: count }, (_, n) =>
+          ask((n % 2 === 0 ? a : b).url, CLAIM, { reviewer: `r${round}-${n}`, leaseSeconds: 30, batchId }),
+        ),
+      );
+      for (const claimed of claims) claimedItems.add((claimed.claimItem as { item: { id: string } }).item.id);
+      // Both servers have seen every claim, so both expiry announcers are armed for them.
+      const claimedSoFar = latestSequence(temp.file);
+      await waitFor(() => events(onA).at(-1)?.sequence === claimedSoFar && events(onB).at(-1)?.sequence === claimedSoFar);
+
+      const [movedA, movedB] = await advanceBoth(30_000);
+      expect(movedA.now).toBe(movedB.now);
+    }
+
+    // Exactly one LEASE_EXPIRED per lease in the history.
+    const stored = readEvents(temp.file).filter((event) => event.id > start);
+    const expired = stored.filter((event) => event.type === 'LEASE_EXPIRED');
+    const claimed = stored.filter((event) => event.type === 'LEASE_CLAIMED');
+    expect(claimed).toHaveLength(4 + 6 + 8);
+    expect(expired.map((event) => `${event.itemId}#${event.leaseNumber}`).sort()).toEqual(
+      claimed.map((event) => `${event.itemId}#${event.leaseNumber}`).sort(),
+    );
+
+    // Each server's subscriber got each of them once, in order, with nothing else missing: a later
+    // change is the marker that everything before it has been delivered.
+    await ask(b.url, ADD_ITEMS, { items: [{ batchId: 'marker', recordId: 'M', proposedCategory: 'alpha', reason: 'marker' }] });
+    const end = latestSequence(temp.file);
+    for (const [name, sub] of [
+      ['A', onA],
+      ['B', onB],
+    ] as const) {
+      await waitFor(
+        () => events(sub).at(-1)?.sequence === end,
+        5_000,
+        () => `${name} at ${events(sub).at(-1)?.sequence}, want ${end}`,
+      );
+      expect(events(sub).map((event) => event.sequence)).toEqual(range(start + 1, end));
+      const pushed = events(sub).filter((event) => event.type === 'LEASE_EXPIRED');
+      expect(pushed.map((event) => event.sequence)).toEqual(expired.map((event) => event.id));
+      expect(new Set(pushed.map((event) => event.item?.id)).size).toBe(claimedItems.size);
+      // (Not the item's claimState: it is reckoned by the delivering server's clock, which may not have moved yet.)
+      for (const event of pushed) expect(event).toMatchObject({ actor: 'system', occurredAt: event.leaseExpiresAt });
+    }
+
+    // Neither server logged an error while racing.
+    for (const server of [a, b]) {
+      const errors = server.stderr.filter((line) => ((JSON.parse(line) as { level?: number }).level ?? 0) >= 50);
+      expect(errors).toEqual([]);
+    }
+  });
+});
