@@ -91,3 +91,23 @@ export function migrateDatabase(file: string, options: { busyTimeoutMs?: number;
     connection.close();
   }
 }
+
+/**
+ * Whether `file` is a Leasehold database: its migration history records Leasehold's first
+ * migration. Opens the file read-only and changes nothing (an empty file, or seed A's database,
+ * is not one). Throws SQLite's error for a file that is not a database at all.
+ */
+export function isLeaseholdDatabase(file: string, options: { busyTimeoutMs?: number; dir?: string } = {}): boolean {
+  const first = readMigrations(options.dir)[0];
+  const connection = new Database(file, { readonly: true, fileMustExist: true, timeout: options.busyTimeoutMs ?? 10_000 });
+  try {
+    const history = connection.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '_prisma_migrations'`).get();
+    if (!history || !first) return false;
+    return (
+      connection.prepare('SELECT 1 FROM "_prisma_migrations" WHERE migration_name = ? AND rolled_back_at IS NULL').get(first.name) !==
+      undefined
+    );
+  } finally {
+    connection.close();
+  }
+}

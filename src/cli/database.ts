@@ -1,0 +1,129 @@
+// Opening the database file the way seed A does — an existing file for every command, a new one for
+// init — but through openDatabase, so the command line writes exactly what the server writes.
+import { randomBytes } from 'node:crypto';
+import { linkSync, rmSync, statSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { Database } from '../db/client.js';
+import { isLeaseholdDatabase, MigrationError } from '../db/migrate.js';
+import { systemClock } from '../domain/clock.js';
+import { DomainError } from '../domain/errors.js';
+import type { Actor, ServiceDeps } from '../services/context.js';
+import { CliError, EXIT } from './output.js';
+
+/** Seed A waits 5 s for another process's write lock; SQLITE_BUSY_TIMEOUT_MS overrides it, as for the server. */
+function busyTimeoutMs(): number {
+  const value = Number(process.env.SQLITE_BUSY_TIMEOUT_MS);
+  return Number.isInteger(value) && value >= 0 ? value : 5_000;
+}
+
+function synchronous(): 'NORMAL' | 'FULL' {
+  return process.env.SQLITE_SYNCHRONOUS === 'NORMAL' ? 'NORMAL' : 'FULL';
+}
+
+/** Who the history records for changes made from the command line (a claim records its --reviewer). */
+export function cliActor(): Actor {
+  const given = process.env.LEASEHOLD_ACTOR;
+  if (given) return { name: given };
+  try {
+    return { name: `cli:${os.userInfo().username}` };
+  } catch {
+    return { name: 'cli' };
+  }
+}
+
+// pathlib's is_file()/exists() treat these as "no such file" and raise on anything else (EACCES …).
+const ABSENT = new Set(['ENOENT', 'ENOTDIR', 'EBADF', 'ELOOP']);
+
+function statOrNull(file: string) {
+  try {
+    return statSync(file);
+  } catch (error) {
+    if (ABSENT.has((error as NodeJS.ErrnoException).code ?? '')) return null;
+    throw error;
+  }
+}
+
+export function pathExists(file: string): boolean {
+  return statOrNull(file) !== null;
+}
+
+/** The service dependencies on an open database, and how to close it. */
+export interface OpenDatabase extends ServiceDeps {
+  db: Database;
+  close(): Promise<void>;
+}
+
+async function open(file: string): Promise<OpenDatabase> {
+  // Loaded here, not at start-up: Prisma is the largest part of the command line's start-up time.
+  const { openDatabase } = await import('../db/client.js');
+  const db = await openDatabase({ file, busyTimeoutMs: busyTimeoutMs(), synchronous: synchronous() });
+  return { db, clock: systemClock, close: () => db.close() };
+}
+
+/**
+ * Checks `file` is an existing Leasehold database (seed A: database_not_found, unsupported_schema),
+ * without creating or changing anything, so the checks after it can run in seed A's order.
+ */
+export function checkExisting(file: string): void {
+  if (!statOrNull(file)?.isFile()) throw new CliError('database_not_found', `No database file at ${file}.`);
+  if (!isLeaseholdDatabase(file, { busyTimeoutMs: busyTimeoutMs() })) {
+    throw new CliError('unsupported_schema', `${file} is not a Leasehold database (seed A's own files are not either).`);
+  }
+}
+
+/** Opens an existing Leasehold database; pending migrations are applied as the server would. */
+export async function openExisting(file: string): Promise<OpenDatabase> {
+  checkExisting(file);
+  try {
+    return await open(file);
+  } catch (error) {
+    if (error instanceof MigrationError) throw new CliError('unsupported_schema', error.message);
+    throw error;
+  }
+}
+
+/**
+ * Creates a new database at `file` with `setUp` run on it, all or nothing: it is built under a
+ * temporary name in the same directory and linked into place only when complete, and linking
+ * fails if something appeared at `file` meanwhile. Seed A refuses an existing file the same way.
+ */
+export async function createNew(file: string, setUp: (deps: OpenDatabase) => Promise<void>): Promise<void> {
+  if (pathExists(file)) throw new CliError('database_exists', `${file} already exists: init only creates a new database.`);
+  const directory = path.dirname(file);
+  if (!statOrNull(directory)?.isDirectory()) {
+    throw new CliError(
+      'database_error',
+      `SQLite operation failed: unable to open database file (no directory ${directory}).`,
+      EXIT.failure,
+    );
+  }
+  const temporary = path.join(directory, `.${path.basename(file)}.${process.pid}-${randomBytes(4).toString('hex')}.init`);
+  const cleanUp = () => {
+    for (const suffix of ['', '-wal', '-shm', '-journal']) rmSync(`${temporary}${suffix}`, { force: true });
+  };
+  try {
+    const deps = await open(temporary);
+    try {
+      await setUp(deps);
+    } finally {
+      await deps.close();
+    }
+    // Closing the last connection checkpointed the WAL into the file and removed it.
+    if (pathExists(`${temporary}-wal`)) throw new Error(`the new database's write-ahead log was not checkpointed (${temporary}-wal).`);
+    try {
+      linkSync(temporary, file);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'EEXIST') {
+        throw new CliError('database_exists', `${file} already exists: init only creates a new database.`);
+      }
+      throw error;
+    }
+  } catch (error) {
+    if (error instanceof CliError || error instanceof DomainError) throw error;
+    const message = error instanceof Error ? error.message : String(error);
+    throw new CliError('database_error', `SQLite operation failed: ${message}`, EXIT.failure);
+  } finally {
+    cleanUp();
+  }
+}
