@@ -291,14 +291,14 @@ export interface SeedState {
   category: string;
 }
 
-/** Adds `count` items with addItems, 500 per call. */
-export async function seedItems(port: number, state: SeedState, count: number): Promise<void> {
+/** Adds `count` items with addItems, 500 per call; batch ids start with `prefix`. */
+export async function seedItems(port: number, state: SeedState, count: number, prefix = 'bench'): Promise<void> {
   const client = graphqlClient(port, 1);
   try {
     let left = count;
     while (left > 0) {
       const size = Math.min(500, left);
-      const batchId = `bench-${String(Math.floor(state.added / 500)).padStart(6, '0')}-${state.added}`;
+      const batchId = `${prefix}-${String(Math.floor(state.added / 500)).padStart(6, '0')}-${state.added}`;
       const items = Array.from({ length: size }, (_, index) => ({
         batchId,
         recordId: `r${String(index).padStart(4, '0')}`,

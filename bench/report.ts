@@ -2,6 +2,8 @@
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
+import type { LiveReport } from './live.js';
+import { liveMarkdown } from './live-report.js';
 import type { CellResult, ErrorCounts } from './load.js';
 import type { ProfileSummary } from './profile.js';
 
@@ -68,6 +70,9 @@ export interface Report {
   verifications: Verification[];
   serverLogLines: string[];
   profile?: { summary: ProfileSummary; seconds: number; concurrency: number; rate: number; file: string };
+  /** Null when skipped (--no-live) or failed (see liveError). */
+  live: LiveReport | null;
+  liveError: string | null;
 }
 
 const fmt = (value: number, digits = 0) =>
@@ -186,10 +191,13 @@ export function renderMarkdown(report: Report): string {
     '',
     latencyTable(report.rows),
     '',
+    ...liveMarkdown(report.live, report.liveError),
+    '',
     '## Correctness while measuring',
     '',
     `- Errors over all cells: ${errorLine(report.errors)}; raw SQLite errors ${report.rows.reduce((sum, row) => sum + row.raw.errors, 0)}.`,
     `- Server log lines at warn or above: ${report.serverLogLines.length}.`,
+    ...report.serverLogLines.slice(0, 10).map((line) => `  - \`${line.slice(0, 300).replace(/`/g, "'")}\``),
     ...report.verifications.map((v) => `- ${v.ok ? 'OK' : '**FAILED**'} ${v.label}: ${v.detail}`),
     `- Overall: ${allOk && report.serverLogLines.length === 0 ? 'all checks passed' : '**some checks failed**'}.`,
     '',
@@ -200,6 +208,7 @@ export function renderMarkdown(report: Report): string {
     '  - *cycles ÷ raw* says how much of the storage ceiling the GraphQL/Prisma stack delivers (fsync cost is in both).',
     '  - *cycles ÷ (no-op/2)* says how much a real claim + decide costs over an empty GraphQL round trip; the team target is ≥ 40 %.',
     '- Raw SQLite is single-writer and synchronous, so its rate does not depend on the client count; it is re-measured per row only to expose drift.',
+    '- Live events: latencies are absolute, so they depend on what else the 2 cores were doing; the subscriber processes compete with the server they measure (their CPU and event-loop delay are in the table). Compare the rounds of one run with each other, and look at the server CPU per delivery: it is what limits how many events per second reach 1,000 subscribers.',
     '- `--quick` runs are smoke tests: their numbers are noise.',
     '- What was changed to get here, with the figures of each step and where the remaining time goes: [docs/performance.md](docs/performance.md).',
   ];

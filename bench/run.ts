@@ -1,12 +1,18 @@
 // npm run bench [-- --quick] [--write|--no-write] [--profile] [--duration=S] [--warmup=S] [--clients=1,8,64] [--keep]
+//                [--subscribers=N] [--cross-subscribers=N] [--events=N] [--ws-workers=N] [--expiry|--no-expiry] [--leases=K] [--no-live]
 //
 // In one run, side by side, per client count: GraphQL no-op queries/s and review cycles/s over HTTP
-// against a freshly built `node dist/main.js`, and the same cycle on raw better-sqlite3.
+// against a freshly built `node dist/main.js`, and the same cycle on raw better-sqlite3. Then, on a
+// separate pair of servers: event delivery latency to many WebSocket subscribers (and to those of a
+// second process on the same file), and expiry lateness on the real clock (skipped by --quick unless
+// --expiry is given).
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { loadConfig } from '../src/config.js';
+import { type LiveOptions, type LiveReport, runLive } from './live.js';
+import { liveSummary } from './live-report.js';
 import {
   addErrors,
   type CellTiming,
@@ -43,12 +49,15 @@ interface Options {
   durationMs: number;
   clients: number[];
   profileSeconds: number;
+  /** Null with --no-live. */
+  live: LiveOptions | null;
 }
 
 function parseOptions(argv: string[]): Options {
   const flag = (name: string) => argv.includes(`--${name}`);
   const value = (name: string) => argv.find((arg) => arg.startsWith(`--${name}=`))?.slice(name.length + 3);
-  const known = /^--(quick|write|no-write|profile|keep|duration=.+|warmup=.+|clients=.+|profile-seconds=.+)$/;
+  const known =
+    /^--(quick|write|no-write|profile|keep|duration=.+|warmup=.+|clients=.+|profile-seconds=.+|subscribers=.+|cross-subscribers=.+|events=.+|ws-workers=.+|expiry|no-expiry|leases=.+|no-live)$/;
   const unknown = argv.filter((arg) => !known.test(arg));
   if (unknown.length > 0) throw new Error(`unknown argument(s): ${unknown.join(' ')}`);
   const quick = flag('quick');
@@ -60,6 +69,24 @@ function parseOptions(argv: string[]): Options {
   };
   const clients = (value('clients') ?? '1,8,64').split(',').map(Number);
   if (clients.some((c) => !Number.isInteger(c) || c < 1 || c > 1000)) throw new Error('--clients must be a list of whole numbers 1–1000');
+  const count = (name: string, fallback: number, max: number) => {
+    const raw = value(name);
+    const parsed = raw === undefined ? fallback : Number(raw);
+    if (!Number.isInteger(parsed) || parsed < 1 || parsed > max) throw new Error(`--${name} must be a whole number 1–${max}`);
+    return parsed;
+  };
+  if (flag('expiry') && flag('no-expiry')) throw new Error('--expiry and --no-expiry contradict each other');
+  const live: LiveOptions | null = flag('no-live')
+    ? null
+    : {
+        quick,
+        subscribers: count('subscribers', quick ? 50 : 1000, 5000),
+        crossSubscribers: count('cross-subscribers', quick ? 10 : 100, 5000),
+        events: count('events', quick ? 20 : 200, 10_000),
+        wsWorkers: count('ws-workers', 2, 16),
+        expiry: flag('expiry') || (!quick && !flag('no-expiry')),
+        leases: count('leases', 200, 5000),
+      };
   return {
     quick,
     write: flag('write') || (!quick && !flag('no-write')),
@@ -69,6 +96,7 @@ function parseOptions(argv: string[]): Options {
     durationMs: seconds('duration', quick ? 0.5 : 5),
     clients,
     profileSeconds: seconds('profile-seconds', quick ? 1 : 5) / 1000,
+    live,
   };
 }
 
@@ -159,6 +187,8 @@ async function main(): Promise<number> {
   let serverLogLines: string[] = [];
   let verifications: Verification[] = [];
   let profile: Report['profile'];
+  let live: LiveReport | null = null;
+  let liveError: string | null = null;
   try {
     log(`server on 127.0.0.1:${server.port}, database ${serverFile}`);
     await seedCategories(server.port, [seed.category]);
@@ -200,6 +230,17 @@ async function main(): Promise<number> {
       detail: `${round(rawCheck.cyclesRun)} cycles, ${round(rawCheck.accepted)} ACCEPTED, ${round(rawCheck.claimEvents)}/${round(rawCheck.decideEvents)} events, ${rawCheck.leased} leased`,
     });
 
+    if (options.live) {
+      try {
+        live = await runLive(tmp, synchronous, options.live, log);
+        verifications.push(...live.verifications);
+        serverLogLines.push(...live.serverLogLines);
+      } catch (error) {
+        liveError = error instanceof Error ? error.message : String(error);
+        log(`live measurements failed: ${liveError}`);
+      }
+    }
+
     if (options.profile) profile = await profileServer(tmp, synchronous, options, bestCycles);
   } finally {
     if (server) await server.stop();
@@ -220,6 +261,8 @@ async function main(): Promise<number> {
     verifications,
     serverLogLines,
     ...(profile ? { profile } : {}),
+    live,
+    liveError,
   };
 
   log(`\n${mainTable(rows)}\n\n${latencyTable(rows)}\n`);
@@ -229,6 +272,7 @@ async function main(): Promise<number> {
       `${String(row.concurrency).padStart(3)} clients: cycles ÷ raw = ${(r.vsRaw * 100).toFixed(1)} %; cycles ÷ (no-op/2) = ${(r.vsNoop * 100).toFixed(1)} % (target ≥ ${TARGET * 100} %: ${r.vsNoop >= TARGET ? 'met' : 'MISSED'})`,
     );
   }
+  if (live) log(`\n${liveSummary(live).join('\n')}`);
   const rawErrors = rows.reduce((sum, row) => sum + row.raw.errors, 0);
   log(`\nerrors: ${errorLine(errors)}; raw SQLite errors ${rawErrors}`);
   for (const line of serverLogLines.slice(0, 10)) log(`server log: ${line}`);
@@ -239,7 +283,7 @@ async function main(): Promise<number> {
     writeFileSync(path.join(ROOT, 'BENCHMARKS.md'), renderMarkdown(report));
     log('wrote BENCHMARKS.md');
   }
-  const failed = totalErrors(errors) + rawErrors > 0 || serverLogLines.length > 0 || verifications.some((v) => !v.ok);
+  const failed = totalErrors(errors) + rawErrors > 0 || serverLogLines.length > 0 || verifications.some((v) => !v.ok) || liveError !== null;
   if (failed) log('\nFAILED: some requests errored or a check failed (see above).');
   return failed ? 1 : 0;
 }

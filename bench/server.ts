@@ -33,6 +33,8 @@ export interface ServerOptions {
 
 export interface RunningServer {
   port: number;
+  /** The server process id (for its CPU time in /proc). */
+  pid: number;
   /** Lines the server wrote (LOG_LEVEL=warn, so any line is a warning or an error). */
   logs: string[];
   stop(): Promise<number | null>;
@@ -73,6 +75,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   }
   return {
     port,
+    pid: child.pid ?? 0,
     logs,
     async stop() {
       if (child.exitCode === null) child.kill('SIGTERM');
