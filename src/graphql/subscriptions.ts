@@ -6,7 +6,7 @@ import { type LeaseNotice, leaseNotices } from '../events/lease-notices.js';
 import { latestValueStream, type QueueStats } from '../events/live.js';
 import { eventStream } from '../events/streams.js';
 import { builder } from './builder.js';
-import { EventRef, EventTypeEnum, ItemRef } from './types/refs.js';
+import { EventRef, EventTypeEnum, ItemKindEnum, ItemRef } from './types/refs.js';
 
 builder.subscriptionType({
   description: 'Live updates, over WebSocket (graphql-transport-ws) or server-sent events at /graphql.',
@@ -16,6 +16,7 @@ const QueueEventFilter = builder.inputType('QueueEventFilter', {
   description: 'Narrows a queue event stream. All given conditions must hold.',
   fields: (t) => ({
     batchId: t.string({ description: 'Only events of items in this batch.' }),
+    kinds: t.field({ type: [ItemKindEnum], description: 'Only events of items of these kinds (category events have no item).' }),
     types: t.field({ type: [EventTypeEnum], description: 'Only events of these types.' }),
   }),
 });
@@ -112,9 +113,14 @@ builder.subscriptionFields((t) => ({
       const after = checkAfter(args.after as number | null | undefined);
       const batchId = args.filter?.batchId == null ? null : validateText(args.filter.batchId, 'filter.batchId', LIMITS.batchId);
       const types = args.filter?.types?.length ? new Set<string>(args.filter.types) : null;
+      // Every item is a CLASSIFICATION today, so a kinds filter keeps exactly the item events.
+      const itemsOnly = args.filter?.kinds != null;
       return eventStream(context.live.feed, context.live.tail, {
         after,
-        filter: (event) => (types === null || types.has(event.type)) && (batchId === null || event.itemSnapshot?.batchId === batchId),
+        filter: (event) =>
+          (types === null || types.has(event.type)) &&
+          (batchId === null || event.itemSnapshot?.batchId === batchId) &&
+          (!itemsOnly || (event.itemId !== null && (args.filter?.kinds ?? []).includes('CLASSIFICATION'))),
       });
     },
     resolve: (event) => event,

@@ -367,6 +367,23 @@ describe('subscriptions over graphql-ws', () => {
     expect(replay.data.map((data) => eventOf(data).occurredAt)).toEqual(stored.map((event) => event.occurredAt));
   });
 
+  it('a kinds filter keeps the events of items of those kinds and drops category events', async () => {
+    const start = latest();
+    const ws = await open();
+    const kinds = ws.subscribe<Events>(QUEUE_EVENTS, { after: start, filter: { kinds: ['CLASSIFICATION'] } });
+    await mutate(server, 'addCategories', ADD_CATEGORIES, { names: ['kind-test'] });
+    const item = await addItem(server, 'k-1', 'K');
+    await waitFor(
+      () => sequences(kinds).at(-1) === latest(),
+      5_000,
+      () => `kinds got ${sequences(kinds).join(',')}`,
+    );
+    const stored = (await history(server)).filter((event) => event.sequence > start);
+    expect(stored.map((event) => event.type)).toEqual(['CATEGORY_ADDED', 'ITEM_ADDED']);
+    expect(kinds.data.map((data) => eventOf(data).type)).toEqual(['ITEM_ADDED']);
+    expect(eventOf(kinds.data[0] as never).item?.id).toBe(item.id);
+  });
+
   it('itemEvents carries only that item; queue filters by batch, by type, and both', async () => {
     const start = latest();
     const a = await addItem(server, 'f-1', 'A');

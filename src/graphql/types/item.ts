@@ -3,7 +3,7 @@ import { claimState } from '../../domain/lease.js';
 import { findItemsByIds, listEvents } from '../../services/queries.js';
 import { builder } from '../builder.js';
 import { resolveConnection } from '../pagination.js';
-import { ClaimStateEnum, EventConnection, EventRef, ItemRef, ItemStatusEnum } from './refs.js';
+import { ClaimStateEnum, EventConnection, EventRef, ItemKindEnum, ItemRef, ItemStatusEnum } from './refs.js';
 
 builder.node(ItemRef, {
   description: 'A machine proposal waiting for, or having received, a human decision.',
@@ -19,6 +19,11 @@ builder.node(ItemRef, {
     return numeric.map((id) => byId.get(id) ?? null);
   },
   fields: (t) => ({
+    kind: t.field({
+      type: ItemKindEnum,
+      description: 'What the item asks the reviewer to decide. Every item is a CLASSIFICATION for now.',
+      resolve: () => 'CLASSIFICATION' as const,
+    }),
     batchId: t.exposeString('batchId', { description: 'The batch the proposal came in (with recordId, the natural key).' }),
     recordId: t.exposeString('recordId', { description: 'The record within the batch.' }),
     proposedCategory: t.exposeString('proposedCategory', { description: 'The category the machine proposed.' }),

@@ -6,6 +6,13 @@ import { builder } from '../builder.js';
 export const ItemRef = builder.objectRef<Item>('Item');
 export const EventRef = builder.objectRef<Event>('Event');
 
+export const ItemKindEnum = builder.enumType('ItemKind', {
+  description: 'What an item asks the reviewer to decide.',
+  values: {
+    CLASSIFICATION: { description: 'Whether a machine-proposed category for a record is right (seed A’s review items).' },
+  },
+});
+
 export const ItemStatusEnum = builder.enumType('ItemStatus', {
   description: 'Where an item is in its review.',
   values: {
