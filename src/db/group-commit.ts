@@ -39,8 +39,8 @@ export class GroupCommit<Tx> {
   private async drain(): Promise<void> {
     this.running = true;
     try {
-      // Let writes submitted in the same tick join the first batch.
-      await Promise.resolve();
+      // Let writes that arrive in this turn of the event loop (requests already read) join the batch.
+      await new Promise<void>((resolve) => setImmediate(resolve));
       while (this.queue.length > 0) {
         const batch = this.queue.splice(0, this.maxBatch);
         let outcomes: Outcome[];

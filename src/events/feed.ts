@@ -64,6 +64,11 @@ export class EventFeed {
     });
   }
 
+  /** Delivers everything committed so far, now (for shutdown and tests). */
+  catchUp(): void {
+    this.pull();
+  }
+
   listen(listener: FeedListener): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);

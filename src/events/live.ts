@@ -53,6 +53,19 @@ export class Live {
     this.tail.close();
   }
 
+  /**
+   * Resolves once every committed change has been delivered and every expiry the clock has passed
+   * is recorded (used by tests driving a manual clock, and before shutdown).
+   */
+  async settled(): Promise<void> {
+    for (let round = 0; round < 3; round++) {
+      this.feed.catchUp();
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      await this.announcer.settled();
+    }
+    this.feed.catchUp();
+  }
+
   /** Queue statistics as of the feed's position, computed at most once per feed position. */
   stats(): QueueStats {
     const sequence = this.feed.sequence;

@@ -62,7 +62,7 @@ process.on('message', (message: AdvanceMessage | StopMessage) => {
   }
   if (message.type === 'advance') {
     clock.advance(message.ms);
-    void app.live.announcer
+    void app.live
       .settled()
       .then(() => send({ type: 'advanced', id: message.id, now: clock.now().toISOString() } satisfies AdvancedMessage));
   }

@@ -74,7 +74,7 @@ export async function startTestServer(options: { file?: string; start?: number }
       const response = await postGraphQL(url, print(document), variables, headers);
       return (await response.json()) as never;
     },
-    settle: () => app.live.announcer.settled(),
+    settle: () => app.live.settled(),
     async stop() {
       await app.stop();
       temp?.cleanup();
