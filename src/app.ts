@@ -2,8 +2,9 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor';
 import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
-import type { ExecutionArgs, ExecutionResult } from 'graphql';
+import { type ExecutionArgs, type ExecutionResult, GraphQLError } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import { createYoga, type Plugin, useReadinessCheck } from 'graphql-yoga';
 import { type WebSocket, WebSocketServer } from 'ws';
@@ -121,6 +122,25 @@ function metricsEndpoint(metrics: Metrics, logger: Logger): Plugin {
   };
 }
 
+/**
+ * Abuse limits on every operation, HTTP and WebSocket alike (checked before execution): the deepest
+ * legitimate query (an item's history through a subscription) is about 6 levels deep.
+ */
+export const QUERY_LIMITS = { maxDepth: 12, maxAliases: 20, maxTokens: 5_000, maxDirectives: 20 } as const;
+
+function queryLimits(): Plugin {
+  return EnvelopArmorPlugin({
+    maxDepth: { n: QUERY_LIMITS.maxDepth, ignoreIntrospection: true, exposeLimits: true },
+    maxAliases: { n: QUERY_LIMITS.maxAliases, exposeLimits: true },
+    maxTokens: { n: QUERY_LIMITS.maxTokens, exposeLimits: true },
+    maxDirectives: { n: QUERY_LIMITS.maxDirectives, exposeLimits: true },
+    // armor's static cost model does not know page sizes; depth, aliases and tokens bound the work instead.
+    costLimit: { enabled: false },
+    // Field suggestions stay on: GraphiQL users are operators exploring the schema.
+    blockFieldSuggestion: { enabled: false },
+  }) as Plugin;
+}
+
 /** Applies the error convention to every execution result, where the request's id is known. */
 function clientErrors(): Plugin<GraphQLContext> {
   const clean = (result: ExecutionResult, context: GraphQLContext): ExecutionResult | undefined =>
@@ -211,6 +231,7 @@ export function createApp(options: AppOptions): App {
     plugins: [
       requestIds(logger, ids),
       bodyLimit(config.maxBodyBytes),
+      queryLimits(),
       clientErrors(),
       ...(metrics ? [metricsEndpoint(metrics, logger)] : []),
       useReadinessCheck({
@@ -252,16 +273,22 @@ export function createApp(options: AppOptions): App {
           params,
           connection: scopes.get(ctx.extra.socket),
         });
-        const args: ExecutionArgs = {
-          schema: enveloped,
-          operationName: params.operationName,
-          document: parse(params.query),
-          variableValues: params.variables,
-          contextValue: await contextFactory(),
-          rootValue: { execute, subscribe },
-        };
-        const errors = validate(args.schema, args.document);
-        return errors.length > 0 ? errors : args;
+        // A syntax error or a limit (parse- or validation-time) is this operation's error, not the connection's.
+        try {
+          const args: ExecutionArgs = {
+            schema: enveloped,
+            operationName: params.operationName,
+            document: parse(params.query),
+            variableValues: params.variables,
+            contextValue: await contextFactory(),
+            rootValue: { execute, subscribe },
+          };
+          const errors = validate(args.schema, args.document);
+          return errors.length > 0 ? errors : args;
+        } catch (error) {
+          if (error instanceof GraphQLError) return [error];
+          throw error;
+        }
       },
       onClose: async (ctx) => {
         const scope = scopes.get(ctx.extra.socket);

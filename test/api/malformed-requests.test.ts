@@ -1,6 +1,7 @@
 // Malformed requests get a clear, coded error and never an internal error or a stack trace.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postGraphQL, startTestServer, type TestServer } from '../support/server.js';
+import { connectWs } from '../support/ws.js';
 
 interface GraphQLBody {
   data?: Record<string, unknown> | null;
@@ -109,5 +110,68 @@ describe('request body limits', () => {
       duplex: 'half',
     } as RequestInit);
     expect(response.status).toBe(411);
+  });
+});
+
+describe('query limits (graphql-armor, HTTP and WebSocket alike)', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer();
+  });
+  afterAll(() => server.stop());
+
+  async function refusal(query: string): Promise<{ status: number; message: string; code: unknown }> {
+    const response = await postGraphQL(server.url, query);
+    const body = (await response.json()) as GraphQLBody;
+    expect(body.data ?? null).toBeNull();
+    return { status: response.status, message: body.errors?.[0]?.message ?? '', code: body.errors?.[0]?.extensions?.code };
+  }
+
+  /** item { history { edges { node { item { history … } } } } } nested `levels` times. */
+  const nested = (levels: number, leaf = 'sequence'): string =>
+    levels === 0 ? leaf : `item { history { edges { node { ${nested(levels - 1, leaf)} } } } }`;
+
+  it('refuses a query deeper than 12 levels, naming the limit', async () => {
+    const deep = `{ events { edges { node { ${nested(3)} } } } }`;
+    const { message } = await refusal(deep);
+    expect(message).toMatch(/depth limit of 12/i);
+  });
+
+  it('refuses more than 20 aliases (an alias bomb)', async () => {
+    const bomb = `{ ${Array.from({ length: 21 }, (_, index) => `a${index}: serverTime`).join(' ')} }`;
+    const { message } = await refusal(bomb);
+    expect(message).toMatch(/aliases limit of 20/i);
+  });
+
+  it('refuses a document of more than 5,000 tokens', async () => {
+    const flood = `{ nodes(ids: [${Array.from({ length: 5_100 }, () => '"a"').join(' ')}]) { id } }`;
+    const { message, code } = await refusal(flood);
+    expect(message).toMatch(/token limit of 5000/i);
+    expect(code).toBe('GRAPHQL_PARSE_FAILED');
+  });
+
+  it('refuses more than 20 directives', async () => {
+    const directives = Array.from({ length: 21 }, () => '@include(if: true)').join(' ');
+    const { message } = await refusal(`{ serverTime ${directives} }`);
+    expect(message).toMatch(/directives limit of 20/i);
+  });
+
+  it('applies the same limits to subscriptions over WebSocket', async () => {
+    const client = await connectWs(server.url);
+    try {
+      const aliases = Array.from({ length: 21 }, (_, index) => `a${index}: sequence`).join(' ');
+      const bomb = client.subscribe(`subscription { queueEvents { ${aliases} } }`);
+      await bomb.ended;
+      const errors = bomb.error as { message: string }[];
+      expect(errors[0]?.message).toMatch(/aliases limit of 20/i);
+      expect(bomb.data).toEqual([]);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('lets the largest legitimate shapes through: an item with its history and each event’s item', async () => {
+    const response = await postGraphQL(server.url, `{ events(first: 100) { edges { node { ${nested(1, 'sequence type')} } } } }`);
+    expect(((await response.json()) as GraphQLBody).errors).toBeUndefined();
   });
 });
