@@ -105,9 +105,6 @@ export function listCategories(deps: ServiceDeps, includeRetired: boolean): Prom
   });
 }
 
-export async function findCategory(deps: ServiceDeps, name: string): Promise<Category | null> {
-  return deps.db.read.category.findUnique({ where: { name } });
-}
 
 export function findEventsByIds(deps: ServiceDeps, ids: readonly number[]): Promise<Event[]> {
   return deps.db.read.event.findMany({ where: { id: { in: [...ids] } } });
