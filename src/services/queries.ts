@@ -105,7 +105,6 @@ export function listCategories(deps: ServiceDeps, includeRetired: boolean): Prom
   });
 }
 
-
 export function findEventsByIds(deps: ServiceDeps, ids: readonly number[]): Promise<Event[]> {
   return deps.db.read.event.findMany({ where: { id: { in: [...ids] } } });
 }
