@@ -82,6 +82,9 @@ export class EventFeed {
     }
     this.pulling = true;
     try {
+      // Absorb the change counter first: whatever commits after this moment moves it again, so the
+      // next poll still sees it, while our own commits already read here do not cause an empty pull.
+      this.tail.changed();
       do {
         this.again = false;
         for (;;) {
