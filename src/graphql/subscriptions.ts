@@ -21,11 +21,8 @@ const QueueEventFilter = builder.inputType('QueueEventFilter', {
   }),
 });
 
-const afterArg = (t: { arg: { int: (options: { description: string }) => unknown } }) =>
-  t.arg.int({
-    description:
-      'Replay every stored event with a greater sequence first, then continue live, with no gap and no duplicate. Omit to start live.',
-  });
+const AFTER_DESCRIPTION =
+  'Replay every stored event with a greater sequence first, then continue live, with no gap and no duplicate. Omit to start live.';
 
 function checkAfter(after: number | null | undefined): number | null {
   if (after == null) return null;
@@ -106,11 +103,11 @@ builder.subscriptionFields((t) => ({
     type: EventRef,
     description: 'Every change to the queue, in order, optionally filtered.',
     args: {
-      after: afterArg(t) as never,
+      after: t.arg.int({ description: AFTER_DESCRIPTION }),
       filter: t.arg({ type: QueueEventFilter, description: 'Conditions every delivered event meets.' }),
     },
     subscribe: (_root, args, context) => {
-      const after = checkAfter(args.after as number | null | undefined);
+      const after = checkAfter(args.after);
       const batchId = args.filter?.batchId == null ? null : validateText(args.filter.batchId, 'filter.batchId', LIMITS.batchId);
       const types = args.filter?.types?.length ? new Set<string>(args.filter.types) : null;
       // Every item is a CLASSIFICATION today, so a kinds filter keeps exactly the item events.
@@ -130,13 +127,13 @@ builder.subscriptionFields((t) => ({
     description: 'Every change to one item, in order.',
     args: {
       id: t.arg.globalID({ required: true, description: 'The item’s global id.' }),
-      after: afterArg(t) as never,
+      after: t.arg.int({ description: AFTER_DESCRIPTION }),
     },
     subscribe: (_root, args, context) => {
       if (args.id.typename !== 'Item') throw new DomainError('INVALID_ARGUMENT', 'id must be an Item id.', 'id');
       const itemId = Number(args.id.id);
       return eventStream(context.live.feed, context.live.tail, {
-        after: checkAfter(args.after as number | null | undefined),
+        after: checkAfter(args.after),
         filter: (event) => event.itemId === itemId,
       });
     },

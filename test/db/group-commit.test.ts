@@ -1,49 +1,39 @@
 // Group commit: concurrent writes share one transaction, each in its own savepoint; a failing write
 // is rolled back alone; nothing is acknowledged before the shared COMMIT.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Database, openDatabase, type TxSql } from '../../src/db/client.js';
+import { describe, expect, it } from 'vitest';
+import type { TxSql } from '../../src/db/client.js';
 import { GroupCommit } from '../../src/db/group-commit.js';
-import { categoryRow, gate } from '../support/gate.js';
-import { tempDatabaseFile } from '../support/server.js';
+import { categoryRow, gate, useTempDatabase } from '../support/gate.js';
 
 describe('db.write group commit on a real file', () => {
-  const temp = tempDatabaseFile();
-  let db: Database;
-  beforeAll(async () => {
-    db = await openDatabase({ file: temp.file, synchronous: 'NORMAL' });
-  });
-  afterAll(async () => {
-    await db.close();
-    temp.cleanup();
-  });
+  const database = useTempDatabase();
 
   it('runs queued writes in one transaction, rolls back only the one that fails, and acknowledges after COMMIT', async () => {
     const holding = gate();
     const order: string[] = [];
     // The first write holds its transaction open, so the next three queue up for one batch.
-    const first = db.write(async (tx) => {
+    const first = database.db.write(async (tx) => {
       await holding.promise;
       await tx.category.create({ data: categoryRow('first') });
       return 'first';
     });
     const versions: number[] = [];
-    const track = (name: string) => (sql: TxSql) =>
-      versions.push(Number(sql.all<{ data_version: number }>('PRAGMA data_version')[0]?.data_version));
-    const a = db.write(async (tx, sql) => {
-      track('a')(sql);
+    const track = (sql: TxSql) => versions.push(Number(sql.all<{ data_version: number }>('PRAGMA data_version')[0]?.data_version));
+    const a = database.db.write(async (tx, sql) => {
+      track(sql);
       await tx.category.create({ data: categoryRow('a') });
       order.push('a ran');
       return 'a';
     });
-    const b = db.write(async (_tx, sql) => {
-      track('b')(sql);
+    const b = database.db.write(async (_tx, sql) => {
+      track(sql);
       // A direct statement on the transaction's connection: rolled back with its savepoint too.
       sql.run('INSERT INTO "Category" ("name", "createdAt", "createdBy") VALUES (?, ?, ?)', 'b', Date.UTC(2026, 10, 30), 'test');
       order.push('b ran');
       throw new Error('b fails after writing');
     });
-    const c = db.write(async (tx, sql) => {
-      track('c')(sql);
+    const c = database.db.write(async (tx, sql) => {
+      track(sql);
       await tx.category.create({ data: categoryRow('c') });
       order.push('c ran');
       return 'c';
@@ -62,13 +52,13 @@ describe('db.write group commit on a real file', () => {
     expect(order.slice(3).sort()).toEqual(['a acknowledged', 'c acknowledged']);
     // Inside one transaction the connection's data_version does not move.
     expect(new Set(versions).size).toBe(1);
-    const names = (await db.read.category.findMany({ orderBy: { name: 'asc' } })).map((row) => row.name);
+    const names = (await database.db.read.category.findMany({ orderBy: { name: 'asc' } })).map((row) => row.name);
     expect(names).toEqual(['a', 'c', 'first']);
   });
 
   it('refuses direct statements once their transaction has ended', async () => {
     let kept: TxSql | null = null;
-    await db.write(async (_tx, sql) => {
+    await database.db.write(async (_tx, sql) => {
       kept = sql;
       return sql.all('SELECT 1');
     });

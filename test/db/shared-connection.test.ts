@@ -2,28 +2,18 @@
 // SQLite connection, a query issued while another request's interactive transaction is open runs
 // inside it — it sees uncommitted rows and is lost when that transaction rolls back. db.write and
 // the separate read-only db.read must prevent both.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Database, openDatabase } from '../../src/db/client.js';
-import { categoryRow, gate } from '../support/gate.js';
-import { tempDatabaseFile } from '../support/server.js';
+import { describe, expect, it } from 'vitest';
+import { categoryRow, gate, useTempDatabase } from '../support/gate.js';
 
-describe('db.write and db.read on one SQLite file', () => {
-  const temp = tempDatabaseFile();
-  let db: Database;
-  beforeAll(async () => {
-    db = await openDatabase({ file: temp.file, synchronous: 'NORMAL' });
-  });
-  afterAll(async () => {
-    await db.close();
-    temp.cleanup();
-  });
+describe('db.write and database.db.read on one SQLite file', () => {
+  const database = useTempDatabase();
 
   it('a reader never sees an open transaction’s row, and a concurrent write survives its rollback', async () => {
     const written = gate();
     const proceed = gate();
     const order: string[] = [];
 
-    const doomed = db.write(async (tx) => {
+    const doomed = database.db.write(async (tx) => {
       await tx.category.create({ data: categoryRow('uncommitted') });
       order.push('doomed wrote');
       written.open();
@@ -37,13 +27,13 @@ describe('db.write and db.read on one SQLite file', () => {
 
     await written.promise;
     // While the first transaction is open (its row written, not committed): a second write and a read.
-    const second = db.write(async (tx) => {
+    const second = database.db.write(async (tx) => {
       order.push('second started');
       await tx.category.create({ data: categoryRow('second') });
       return 'second done';
     });
-    const seenMeanwhile = await db.read.category.findMany({ select: { name: true } });
-    const countMeanwhile = await db.read.$queryRawUnsafe<{ n: bigint | number }[]>('SELECT count(*) AS n FROM "Category"');
+    const seenMeanwhile = await database.db.read.category.findMany({ select: { name: true } });
+    const countMeanwhile = await database.db.read.$queryRawUnsafe<{ n: bigint | number }[]>('SELECT count(*) AS n FROM "Category"');
     expect(seenMeanwhile).toEqual([]);
     expect(Number(countMeanwhile[0]?.n)).toBe(0);
     // The second write waits for the first transaction instead of running inside it.
@@ -54,14 +44,14 @@ describe('db.write and db.read on one SQLite file', () => {
     expect(await second).toBe('second done');
     expect(order).toEqual(['doomed wrote', 'second started']);
 
-    const names = (await db.read.category.findMany({ orderBy: { name: 'asc' } })).map((row) => row.name);
+    const names = (await database.db.read.category.findMany({ orderBy: { name: 'asc' } })).map((row) => row.name);
     expect(names).toEqual(['second']);
   });
 
   it('many overlapping writes, some rolling back, keep exactly the committed ones', async () => {
     const outcomes = await Promise.allSettled(
       Array.from({ length: 30 }, (_, index) =>
-        db.write(async (tx) => {
+        database.db.write(async (tx) => {
           await tx.category.create({ data: categoryRow(`bulk-${String(index).padStart(2, '0')}`) });
           await Promise.resolve();
           if (index % 3 === 0) throw new Error(`rollback ${index}`);
@@ -70,7 +60,7 @@ describe('db.write and db.read on one SQLite file', () => {
       ),
     );
     expect(outcomes.filter((outcome) => outcome.status === 'rejected')).toHaveLength(10);
-    const names = (await db.read.category.findMany({ where: { name: { startsWith: 'bulk-' } }, orderBy: { name: 'asc' } })).map(
+    const names = (await database.db.read.category.findMany({ where: { name: { startsWith: 'bulk-' } }, orderBy: { name: 'asc' } })).map(
       (row) => row.name,
     );
     const expected = Array.from({ length: 30 }, (_, index) => index)
@@ -79,22 +69,24 @@ describe('db.write and db.read on one SQLite file', () => {
     expect(names).toEqual(expected);
   });
 
-  it('the read client refuses every write: writes can only go through db.write', async () => {
-    await expect(db.read.category.create({ data: categoryRow('through-reader') })).rejects.toThrow(/readonly|read-only|query_only/i);
+  it('the read client refuses every write: writes can only go through database.db.write', async () => {
+    await expect(database.db.read.category.create({ data: categoryRow('through-reader') })).rejects.toThrow(
+      /readonly|read-only|query_only/i,
+    );
     await expect(
-      db.read.$executeRawUnsafe(`INSERT INTO "Category" ("name", "createdAt", "createdBy") VALUES ('raw-reader', 0, 'test')`),
+      database.db.read.$executeRawUnsafe(`INSERT INTO "Category" ("name", "createdAt", "createdBy") VALUES ('raw-reader', 0, 'test')`),
     ).rejects.toThrow(/readonly|read-only|query_only/i);
-    await expect(db.read.category.deleteMany({})).rejects.toThrow(/readonly|read-only|query_only/i);
-    await expect(db.read.$executeRawUnsafe('PRAGMA query_only = OFF')).resolves.toBeDefined();
+    await expect(database.db.read.category.deleteMany({})).rejects.toThrow(/readonly|read-only|query_only/i);
+    await expect(database.db.read.$executeRawUnsafe('PRAGMA query_only = OFF')).resolves.toBeDefined();
     // Even with query_only switched off, the connection was opened read-only.
-    await expect(db.read.category.create({ data: categoryRow('still-refused') })).rejects.toThrow(/readonly|read-only/i);
-    await db.read.$executeRawUnsafe('PRAGMA query_only = ON');
+    await expect(database.db.read.category.create({ data: categoryRow('still-refused') })).rejects.toThrow(/readonly|read-only/i);
+    await database.db.read.$executeRawUnsafe('PRAGMA query_only = ON');
 
-    const rows = await db.read.category.findMany({ where: { name: { in: ['through-reader', 'raw-reader', 'still-refused'] } } });
+    const rows = await database.db.read.category.findMany({ where: { name: { in: ['through-reader', 'raw-reader', 'still-refused'] } } });
     expect(rows).toEqual([]);
-    expect(await db.read.category.count()).toBeGreaterThan(0);
+    expect(await database.db.read.category.count()).toBeGreaterThan(0);
     // The writer itself is fine.
-    await db.write((tx) => tx.category.create({ data: categoryRow('through-writer') }));
-    expect(await db.read.category.findUnique({ where: { name: 'through-writer' } })).toMatchObject({ name: 'through-writer' });
+    await database.db.write((tx) => tx.category.create({ data: categoryRow('through-writer') }));
+    expect(await database.db.read.category.findUnique({ where: { name: 'through-writer' } })).toMatchObject({ name: 'through-writer' });
   });
 });
