@@ -9,7 +9,8 @@ import { addArgs as add, jsonLines, scenario, useSeedScript } from './support.js
 describe('leasehold vs seed A, on the clock', () => {
   const seed = useSeedScript();
 
-  describe.concurrent('timing', () => {
+  // The expiry test waits 31 s for real; running the CLI from sources (a stale dist/) adds ~0.3 s a command.
+  describe.concurrent('timing', { timeout: 120_000 }, () => {
     it('[waits 31 s] an expired lease: claim_expired for its token, re-claim by anyone with a new token, then claim_not_found', () =>
       scenario(seed.path, async (d) => {
         await d.expect(add('b', 'r1'), { exit: 0 });
