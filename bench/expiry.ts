@@ -1,10 +1,12 @@
-// Expiry lateness on the real clock: K leases of the minimum length, claimed over a few seconds,
-// and a LEASE_EXPIRED subscriber per server. Lateness = receipt − leaseExpiresAt (and the
-// server's own occurredAt − leaseExpiresAt); each lease must be announced exactly once.
+// Expiry lateness on the real clock: K leases of the minimum length, claimed over a few seconds by
+// one REVIEWER, and a LEASE_EXPIRED subscriber (a principal of its own) per server. Lateness =
+// receipt − leaseExpiresAt (and the server's own occurredAt − leaseExpiresAt); each lease must be
+// announced exactly once.
 import { setTimeout as sleep } from 'node:timers/promises';
 import Database from 'better-sqlite3';
 import { machineBusyMs, processCpuMs } from './fanout.js';
 import { gqlBody, graphqlClient } from './http.js';
+import type { BenchKey } from './keys.js';
 import { type SeedState, seedItems } from './load.js';
 import { type Spread, spread } from './stats.js';
 import { type EventPayload, openSubscribers, type PoolErrors, type SubscriberPool } from './ws-clients.js';
@@ -23,8 +25,11 @@ const CLAIM = `mutation($input: ClaimItemInput!) {
 export interface ExpiryOptions {
   /** Where the leases are claimed. */
   claimPort: number;
-  /** One LEASE_EXPIRED subscriber on each. */
-  subscribers: { label: string; port: number }[];
+  /** Who adds the items (a PROPOSER), and who claims them (a REVIEWER). */
+  proposer: BenchKey;
+  reviewer: BenchKey;
+  /** One LEASE_EXPIRED subscriber on each, authenticated with `key`. */
+  subscribers: { label: string; port: number; key: BenchKey }[];
   leases: number;
   leaseSeconds: number;
   /** The claims are spread evenly over this long. */
@@ -83,7 +88,7 @@ interface Claimed {
 export async function measureExpiry(options: ExpiryOptions): Promise<ExpiryResult> {
   const { log } = options;
   const seed: SeedState = { added: 0, category: options.category };
-  await seedItems(options.claimPort, seed, options.leases, 'expiry');
+  await seedItems(options.claimPort, options.proposer, seed, options.leases, 'expiry');
   const batchId = 'expiry-000000-0';
 
   const received = options.subscribers.map(() => [] as { payload: EventPayload; receivedAt: number }[]);
@@ -93,6 +98,7 @@ export async function measureExpiry(options: ExpiryOptions): Promise<ExpiryResul
       await openSubscribers({
         url: `ws://127.0.0.1:${target.port}/graphql`,
         count: 1,
+        authorizations: [target.key.authorization],
         query: EXPIRY_QUERY,
         onPayload: (payload, receivedAt) => received[index]?.push({ payload, receivedAt }),
       }),
@@ -114,9 +120,9 @@ export async function measureExpiry(options: ExpiryOptions): Promise<ExpiryResul
       const wait = started + index * interval - Date.now();
       if (wait > 0) await sleep(wait);
       try {
-        const reply = await client.post(
-          gqlBody(CLAIM, { input: { reviewer: `expiry-${index}`, leaseSeconds: options.leaseSeconds, batchId } }),
-        );
+        const reply = await client.post(gqlBody(CLAIM, { input: { leaseSeconds: options.leaseSeconds, batchId } }), {
+          authorization: options.reviewer.authorization,
+        });
         const parsed = JSON.parse(reply.body) as {
           data?: { claimItem?: { claimed?: boolean; item?: { id: string }; lease?: { expiresAt: string } } };
         };

@@ -1,12 +1,14 @@
 // Event delivery latency to many WebSocket subscribers: subscribers in worker processes (see
-// ws-worker.ts), mutations from this process over HTTP, and per (event, subscriber) the time from
-// the event's occurredAt (and from the mutation's HTTP acknowledgement) to receipt.
+// ws-worker.ts), each with its own API key, mutations from this process over HTTP by one PROPOSER,
+// and per (event, subscriber) the time from the event's occurredAt (and from the mutation's HTTP
+// acknowledgement) to receipt.
 import { type ChildProcess, fork } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import Database from 'better-sqlite3';
 import { gqlBody, graphqlClient } from './http.js';
+import type { BenchKey } from './keys.js';
 import { ROOT } from './server.js';
 import { type Spread, spread } from './stats.js';
 import type { PoolErrors } from './ws-clients.js';
@@ -21,8 +23,6 @@ const ADD_ITEM = `mutation($input: AddItemInput!) {
     ... on UserError { code message }
   }
 }`;
-
-const ACTOR = { 'x-leasehold-actor': 'bench-live' };
 
 /** One child process holding subscribers; one request in flight at a time. */
 class SubscriberWorker {
@@ -116,6 +116,8 @@ export interface SubscriberGroup {
   label: string;
   port: number;
   count: number;
+  /** One per subscriber: each connection authenticates as a principal of its own. */
+  keys: readonly BenchKey[];
   /** Worker processes the group is split over. */
   workers: number;
 }
@@ -141,6 +143,8 @@ export interface FanOutOptions {
   name: string;
   /** The server the mutations go to. */
   mutatePort: number;
+  /** Who adds the items (a PROPOSER). */
+  proposer: BenchKey;
   groups: SubscriberGroup[];
   rounds: Round[];
   databaseFile: string;
@@ -256,7 +260,7 @@ export async function measureFanOut(options: FanOutOptions): Promise<FanOutResul
     try {
       const reply = await client.post(
         gqlBody(ADD_ITEM, { input: { batchId, recordId, proposedCategory: options.category, reason: 'Bench item for live delivery.' } }),
-        ACTOR,
+        { authorization: options.proposer.authorization },
       );
       const ackAt = Date.now();
       const parsed = JSON.parse(reply.body) as { data?: { addItem?: { __typename?: string } } };
@@ -280,11 +284,15 @@ export async function measureFanOut(options: FanOutOptions): Promise<FanOutResul
     const opening: Promise<WorkerReply>[] = [];
     for (const group of options.groups) {
       const url = `ws://127.0.0.1:${group.port}/graphql`;
+      if (group.keys.length !== group.count) throw new Error(`${group.label}: ${group.count} subscribers, ${group.keys.length} keys`);
+      let first = 0;
       for (let index = 0; index < group.workers; index++) {
         const count = Math.floor(group.count / group.workers) + (index < group.count % group.workers ? 1 : 0);
+        const authorizations = group.keys.slice(first, first + count).map((key) => key.authorization);
+        first += count;
         const worker = SubscriberWorker.start();
         workers.push({ group, worker });
-        opening.push(worker.request({ kind: 'open', url, count, query: FANOUT_QUERY }));
+        opening.push(worker.request({ kind: 'open', url, count, authorizations, query: FANOUT_QUERY }));
       }
     }
     const opened = await Promise.all(opening);

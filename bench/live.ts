@@ -1,11 +1,14 @@
 // The live measurements, on their own pair of servers and file (so the review-cycle checks above stay
 // exact): fan-out latency to many subscribers of server A, cross-process delivery to subscribers of
-// a second server B on the same file, and expiry lateness on the real clock.
+// a second server B on the same file, and expiry lateness on the real clock. Every subscriber is a
+// VIEWER principal with its own key (watching needs no more); items are added by a PROPOSER, the
+// expiry leases claimed by a REVIEWER.
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { loadConfig } from '../src/config.js';
 import { type ExpiryResult, measureExpiry } from './expiry.js';
 import { type FanOutResult, measureFanOut, type Round } from './fanout.js';
+import { type BenchKey, keysNamed, makeKeys, principals } from './keys.js';
 import { seedCategories } from './load.js';
 import type { Verification } from './report.js';
 import { type RunningServer, startServer } from './server.js';
@@ -128,15 +131,50 @@ export async function runLive(
   let fanOut: FanOutResult | undefined;
   let cross: FanOutResult | undefined;
   let expiry: ExpiryResult | null = null;
+  // Every principal of the live measurements, made in the file before server A starts.
+  const subscribers = principals('fanout-sub', options.subscribers, ['VIEWER']);
+  const onB = principals('cross-sub-b', options.crossSubscribers, ['VIEWER']);
+  const onA = principals('cross-sub-a', options.crossSubscribers, ['VIEWER']);
+  const keys = await makeKeys(file, [
+    { name: 'bench-admin', roles: ['ADMIN'] },
+    { name: 'bench-live', roles: ['PROPOSER'] },
+    { name: 'bench-expiry', roles: ['REVIEWER'] },
+    { name: 'expiry-watch-a', roles: ['VIEWER'] },
+    { name: 'expiry-watch-b', roles: ['VIEWER'] },
+    ...subscribers,
+    ...onB,
+    ...onA,
+  ]);
+  const named = (list: { name: string }[]) =>
+    keysNamed(
+      keys,
+      list.map((entry) => entry.name),
+    );
+  const [admin, proposer, claimer, watchA, watchB] = keysNamed(keys, [
+    'bench-admin',
+    'bench-live',
+    'bench-expiry',
+    'expiry-watch-a',
+    'expiry-watch-b',
+  ]) as [BenchKey, BenchKey, BenchKey, BenchKey, BenchKey];
   try {
     const a = await startServer({ databaseFile: file, synchronous });
     servers.push(a);
-    await seedCategories(a.port, [CATEGORY]);
+    await seedCategories(a.port, admin, [CATEGORY]);
     log(`\n[live: ${options.subscribers} subscribers on server A (127.0.0.1:${a.port}), addItem through A]`);
     fanOut = await measureFanOut({
       name: 'fanout',
       mutatePort: a.port,
-      groups: [{ label: 'server A', port: a.port, count: options.subscribers, workers: Math.min(options.wsWorkers, options.subscribers) }],
+      proposer,
+      groups: [
+        {
+          label: 'server A',
+          port: a.port,
+          count: options.subscribers,
+          keys: named(subscribers),
+          workers: Math.min(options.wsWorkers, options.subscribers),
+        },
+      ],
       rounds,
       databaseFile: file,
       category: CATEGORY,
@@ -154,9 +192,10 @@ export async function runLive(
     cross = await measureFanOut({
       name: 'cross',
       mutatePort: a.port,
+      proposer,
       groups: [
-        { label: 'server B (other process)', port: b.port, count: options.crossSubscribers, workers: 1 },
-        { label: 'server A (same process)', port: a.port, count: options.crossSubscribers, workers: 1 },
+        { label: 'server B (other process)', port: b.port, count: options.crossSubscribers, keys: named(onB), workers: 1 },
+        { label: 'server A (same process)', port: a.port, count: options.crossSubscribers, keys: named(onA), workers: 1 },
       ],
       rounds,
       databaseFile: file,
@@ -174,9 +213,11 @@ export async function runLive(
       log(`\n[live: expiry lateness: ${options.leases} leases of 30 s claimed through A; a LEASE_EXPIRED subscriber on A and one on B]`);
       expiry = await measureExpiry({
         claimPort: a.port,
+        proposer,
+        reviewer: claimer,
         subscribers: [
-          { label: 'server A', port: a.port },
-          { label: 'server B', port: b.port },
+          { label: 'server A', port: a.port, key: watchA },
+          { label: 'server B', port: b.port, key: watchB },
         ],
         leases: options.leases,
         leaseSeconds: 30,

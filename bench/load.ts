@@ -1,7 +1,9 @@
 // HTTP load cells: N concurrent clients, a warm-up, then a bounded measured window.
-// Every response is checked; anything unexpected is counted, never ignored.
+// Every response is checked; anything unexpected is counted, never ignored. Every request carries
+// its client's own API key: client i of a cell authenticates as keys[i].
 import { performance } from 'node:perf_hooks';
 import { type GraphQLClient, gqlBody, graphqlClient } from './http.js';
+import type { BenchKey } from './keys.js';
 import { percentile } from './stats.js';
 
 export interface ErrorCounts {
@@ -60,8 +62,8 @@ interface Window {
   done: boolean;
 }
 
-/** Runs `concurrency` copies of `worker` through warm-up and the measured window; returns the window length in seconds. */
-async function drive(timing: CellTiming, worker: (window: Window) => Promise<void>): Promise<number> {
+/** Runs `concurrency` copies of `worker` (numbered from 0) through warm-up and the measured window; returns the window length in seconds. */
+async function drive(timing: CellTiming, worker: (window: Window, index: number) => Promise<void>): Promise<number> {
   const window: Window = { measuring: false, done: false };
   let startedAt = 0;
   let endedAt = 0;
@@ -75,7 +77,7 @@ async function drive(timing: CellTiming, worker: (window: Window) => Promise<voi
     window.done = true;
   }, timing.warmupMs + timing.durationMs);
   try {
-    await Promise.all(Array.from({ length: timing.concurrency }, () => worker(window)));
+    await Promise.all(Array.from({ length: timing.concurrency }, (_, index) => worker(window, index)));
   } finally {
     clearTimeout(warm);
     clearTimeout(stop);
@@ -123,9 +125,9 @@ function rootField(reply: { status: number; body: string }, field: string, error
   return result;
 }
 
-async function send(client: GraphQLClient, body: string, errors: ErrorCounts) {
+async function send(client: GraphQLClient, body: string, headers: Record<string, string>, errors: ErrorCounts) {
   try {
-    return await client.post(body);
+    return await client.post(body, headers);
   } catch {
     errors.http++;
     return null;
@@ -153,19 +155,31 @@ function isNoopAnswer(reply: { status: number; body: string }, errors: ErrorCoun
   return false;
 }
 
-/** `{ __typename }` per second: the cost of the HTTP + GraphQL pipeline with nothing behind it. */
-export async function noopCell(port: number, timing: CellTiming): Promise<CellResult> {
+/** One key per client of a cell, or the cell cannot start. */
+function headersFor(keys: readonly BenchKey[], timing: CellTiming): Record<string, string>[] {
+  if (keys.length < timing.concurrency)
+    throw new Error(`${timing.concurrency} clients need ${timing.concurrency} keys, got ${keys.length}`);
+  return keys.slice(0, timing.concurrency).map((key) => ({ authorization: key.authorization }));
+}
+
+/**
+ * `{ __typename }` per second: the cost of the HTTP + GraphQL pipeline with nothing behind it,
+ * authentication included (each client sends its key, as in the cycle cell).
+ */
+export async function noopCell(port: number, timing: CellTiming, keys: readonly BenchKey[]): Promise<CellResult> {
+  const headers = headersFor(keys, timing);
   const client = graphqlClient(port, timing.concurrency);
   const errors = noErrors();
   const samples: number[] = [];
   let completed = 0;
   let completedTotal = 0;
-  const measuredSeconds = await drive(timing, async (window) => {
+  const measuredSeconds = await drive(timing, async (window, index) => {
+    const auth = headers[index] as Record<string, string>;
     let failures = 0;
     while (!window.done && failures < MAX_ERRORS_PER_WORKER) {
       const measuredAtStart = window.measuring;
       const started = performance.now();
-      const reply = await send(client, NOOP, errors);
+      const reply = await send(client, NOOP, auth, errors);
       const elapsed = performance.now() - started;
       if (!reply || !isNoopAnswer(reply, errors)) {
         failures++;
@@ -198,22 +212,26 @@ const DECIDE = `mutation Decide($input: DecideItemInput!) {
   }
 }`;
 
-/** One cycle = claimItem, then decideItem ACCEPTED with the token it returned; each client loops. */
-export async function cycleCell(port: number, timing: CellTiming, claimedIds: Set<string>, label: string): Promise<CellResult> {
+/**
+ * One cycle = claimItem, then decideItem ACCEPTED with the token it returned; each client loops, as
+ * the REVIEWER principal of its own key (the holder of every lease it takes).
+ */
+export async function cycleCell(port: number, timing: CellTiming, claimedIds: Set<string>, keys: readonly BenchKey[]): Promise<CellResult> {
+  const headers = headersFor(keys, timing);
   const client = graphqlClient(port, timing.concurrency);
   const errors = noErrors();
   const claimSamples: number[] = [];
   const decideSamples: number[] = [];
   let completed = 0;
   let completedTotal = 0;
-  let workerNumber = 0;
-  const measuredSeconds = await drive(timing, async (window) => {
-    const claimBody = gqlBody(CLAIM, { input: { reviewer: `bench-${label}-${workerNumber++}` } });
+  const claimBody = gqlBody(CLAIM, { input: {} });
+  const measuredSeconds = await drive(timing, async (window, index) => {
+    const auth = headers[index] as Record<string, string>;
     let failures = 0;
     while (!window.done && failures < MAX_ERRORS_PER_WORKER) {
       const claimMeasured = window.measuring;
       const claimStarted = performance.now();
-      const claimReply = await send(client, claimBody, errors);
+      const claimReply = await send(client, claimBody, auth, errors);
       const claimMs = performance.now() - claimStarted;
       const claim = claimReply ? rootField(claimReply, 'claimItem', errors) : null;
       if (!claim) {
@@ -233,7 +251,7 @@ export async function cycleCell(port: number, timing: CellTiming, claimedIds: Se
 
       const decideMeasured = window.measuring;
       const decideStarted = performance.now();
-      const decideReply = await send(client, gqlBody(DECIDE, { input: { token: lease.token, decision: 'ACCEPTED' } }), errors);
+      const decideReply = await send(client, gqlBody(DECIDE, { input: { token: lease.token, decision: 'ACCEPTED' } }), auth, errors);
       const decideMs = performance.now() - decideStarted;
       const decided = decideReply ? rootField(decideReply, 'decideItem', errors) : null;
       const decidedItem = decided?.item as { id?: string; status?: string } | undefined;
@@ -258,16 +276,15 @@ export async function cycleCell(port: number, timing: CellTiming, claimedIds: Se
   };
 }
 
-const ACTOR = { 'x-leasehold-actor': 'bench-seeder' };
-
-export async function seedCategories(port: number, names: string[]): Promise<void> {
+/** Sets up categories as `admin` (an ADMIN principal). */
+export async function seedCategories(port: number, admin: BenchKey, names: string[]): Promise<void> {
   const client = graphqlClient(port, 1);
   try {
     const reply = await client.post(
       gqlBody('mutation($names: [String!]!) { addCategories(input: { names: $names }) { __typename ... on UserError { code message } } }', {
         names,
       }),
-      ACTOR,
+      { authorization: admin.authorization },
     );
     const errors = noErrors();
     const result = rootField(reply, 'addCategories', errors);
@@ -291,8 +308,8 @@ export interface SeedState {
   category: string;
 }
 
-/** Adds `count` items with addItems, 500 per call; batch ids start with `prefix`. */
-export async function seedItems(port: number, state: SeedState, count: number, prefix = 'bench'): Promise<void> {
+/** Adds `count` items with addItems as `proposer` (a PROPOSER principal), 500 per call; batch ids start with `prefix`. */
+export async function seedItems(port: number, proposer: BenchKey, state: SeedState, count: number, prefix = 'bench'): Promise<void> {
   const client = graphqlClient(port, 1);
   try {
     let left = count;
@@ -305,7 +322,7 @@ export async function seedItems(port: number, state: SeedState, count: number, p
         proposedCategory: state.category,
         reason: 'Bench item: the proposal a reviewer would check.',
       }));
-      const reply = await client.post(gqlBody(ADD_ITEMS, { items }), ACTOR);
+      const reply = await client.post(gqlBody(ADD_ITEMS, { items }), { authorization: proposer.authorization });
       const errors = noErrors();
       const result = rootField(reply, 'addItems', errors);
       if (!result || result.addedCount !== size || result.refusedCount !== 0)

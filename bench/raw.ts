@@ -1,6 +1,8 @@
 // The same review cycle on raw better-sqlite3, in this process: the ceiling for one writer.
-// Claim: BEGIN IMMEDIATE; first claimable by (createdAt, batchId, recordId); conditional UPDATE; event; COMMIT.
-// Decide: BEGIN IMMEDIATE; item by token hash; conditional UPDATE; event; COMMIT.
+// Claim: BEGIN IMMEDIATE; first claimable by (createdAt, batchId, recordId) not proposed by the claimant;
+//        conditional UPDATE; event; COMMIT.
+// Decide: BEGIN IMMEDIATE; item by token hash, held by the decider; conditional UPDATE; event; COMMIT.
+// (The server's rules since principals: a reviewer never gets its own proposal, only the holder decides.)
 import { createHash, randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import Database from 'better-sqlite3';
@@ -9,6 +11,7 @@ import { migrateDatabase } from '../src/db/migrate.js';
 interface ItemRow {
   id: number;
   status: string;
+  addedBy: string;
   proposedCategory: string;
   leaseTokenHash: string | null;
   claimedBy: string | null;
@@ -18,6 +21,8 @@ interface ItemRow {
 
 const LEASE_MS = 300_000;
 const CATEGORY = 'bench-accept';
+const PROPOSER = 'bench-seeder';
+const REVIEWER = 'bench-raw';
 
 const issueToken = () => `lh_${randomBytes(24).toString('base64url')}`;
 const hashToken = (token: string) => createHash('sha256').update(token).digest('hex');
@@ -40,7 +45,7 @@ export function openRawBench(file: string, synchronous: 'NORMAL' | 'FULL', busyT
   const sqliteVersion = (db.prepare('SELECT sqlite_version() AS v').get() as { v: string }).v;
 
   const now0 = Date.now();
-  db.prepare('INSERT INTO "Category" ("name", "createdAt", "createdBy") VALUES (?, ?, ?)').run(CATEGORY, now0, 'bench-seeder');
+  db.prepare('INSERT INTO "Category" ("name", "createdAt", "createdBy") VALUES (?, ?, ?)').run(CATEGORY, now0, 'bench-admin');
 
   const insertItem = db.prepare(
     `INSERT INTO "Item" ("batchId", "recordId", "proposedCategory", "reason", "createdAt", "addedBy") VALUES (?, ?, ?, ?, ?, ?)`,
@@ -55,13 +60,13 @@ export function openRawBench(file: string, synchronous: 'NORMAL' | 'FULL', busyT
         CATEGORY,
         'Bench item: the proposal a reviewer would check.',
         createdAt,
-        'bench-seeder',
+        PROPOSER,
       );
     }
   });
 
   const firstClaimable = db.prepare(
-    `SELECT * FROM "Item" WHERE "status" = 'PENDING' AND ("leaseTokenHash" IS NULL OR "leaseExpiresAt" <= ?)
+    `SELECT * FROM "Item" WHERE "status" = 'PENDING' AND ("leaseTokenHash" IS NULL OR "leaseExpiresAt" <= ?) AND "addedBy" <> ?
      ORDER BY "createdAt" ASC, "batchId" ASC, "recordId" ASC LIMIT 1`,
   );
   const claimUpdate = db.prepare(
@@ -81,7 +86,7 @@ export function openRawBench(file: string, synchronous: 'NORMAL' | 'FULL', busyT
 
   const claim = db.transaction((reviewer: string, token: string): boolean => {
     const now = Date.now();
-    const candidate = firstClaimable.get(now) as ItemRow | undefined;
+    const candidate = firstClaimable.get(now, reviewer) as ItemRow | undefined;
     if (!candidate) return false;
     const expiresAt = now + LEASE_MS;
     const { changes } = claimUpdate.run(hashToken(token), reviewer, now, expiresAt, candidate.id, now);
@@ -100,11 +105,12 @@ export function openRawBench(file: string, synchronous: 'NORMAL' | 'FULL', busyT
     return true;
   });
 
-  const decide = db.transaction((token: string): void => {
+  const decide = db.transaction((reviewer: string, token: string): void => {
     const now = Date.now();
     const held = byTokenHash.get(hashToken(token)) as ItemRow | undefined;
     if (held?.status !== 'PENDING' || held.leaseExpiresAt === null || held.leaseExpiresAt <= now) throw new Error('raw lease not found');
-    const reviewer = held.claimedBy ?? 'bench-raw';
+    if (held.claimedBy !== reviewer) throw new Error('raw lease held by another reviewer');
+    if (held.addedBy === reviewer) throw new Error('raw self-review');
     const { changes } = decideUpdate.run(held.proposedCategory, reviewer, now, held.id, held.leaseTokenHash, now);
     if (changes !== 1) throw new Error('raw decision conflict');
     insertEvent.run(
@@ -134,7 +140,7 @@ export function openRawBench(file: string, synchronous: 'NORMAL' | 'FULL', busyT
       for (let now = performance.now(); now < measureTo; ) {
         const token = issueToken();
         try {
-          if (!claim.immediate('bench-raw', token)) {
+          if (!claim.immediate(REVIEWER, token)) {
             // Out of items: top up, and leave the time that took out of the window.
             const paused = performance.now();
             seed(TOP_UP);
@@ -144,7 +150,7 @@ export function openRawBench(file: string, synchronous: 'NORMAL' | 'FULL', busyT
             now = performance.now();
             continue;
           }
-          decide.immediate(token);
+          decide.immediate(REVIEWER, token);
         } catch {
           errors++;
           if (errors > 100) break;

@@ -6,6 +6,7 @@ import type { LiveReport } from './live.js';
 import { liveMarkdown } from './live-report.js';
 import type { CellResult, ErrorCounts } from './load.js';
 import type { ProfileSummary } from './profile.js';
+import { SERVER_POLICY } from './server.js';
 
 export const TARGET = 0.4;
 
@@ -175,7 +176,8 @@ export function renderMarkdown(report: Report): string {
     `- **Machine:** ${m.nproc} CPUs (nproc), ${m.cpuModel}, ${m.ramGiB} GiB RAM, ${m.kernel}; Node ${m.node}; SQLite ${m.sqlite}; temp files on ${m.tmpFilesystem}; load average at start ${m.loadAverage}`,
     `- **Command:** \`${report.command}\``,
     `- **Cells:** ${report.warmupMs / 1000} s warm-up, then ${report.durationMs / 1000} s measured, per cell; all traffic on 127.0.0.1; the load generator shares the machine with the server.`,
-    `- **Server:** \`node dist/main.js\` (fresh build), NODE_ENV=production, LOG_LEVEL=warn, GRAPHIQL=false, SQLITE_SYNCHRONOUS=${report.synchronous} (the server default), new SQLite file in WAL mode.`,
+    `- **Server:** \`node dist/main.js\` (fresh build), NODE_ENV=production, LOG_LEVEL=warn, GRAPHIQL=false, SQLITE_SYNCHRONOUS=${report.synchronous} (the server default), ${SERVER_POLICY}, new SQLite file in WAL mode.`,
+    "- **Identity:** every request carries `Authorization: Bearer <API key>`, one key per client: each client of a row is a REVIEWER principal of its own, and sends both that row's no-op queries and its review cycles (so both sides of the ratio pay authentication). Items are added by a PROPOSER principal, categories by an ADMIN; no reviewer ever proposed an item, so no claim skips one.",
     `- **Raw SQLite:** better-sqlite3 in the bench process, one connection, same migrated schema, \`journal_mode=WAL\`, \`synchronous=${report.synchronous}\`, \`foreign_keys=ON\`.`,
     '',
     '## Results',
@@ -183,8 +185,8 @@ export function renderMarkdown(report: Report): string {
     mainTable(report.rows),
     '',
     '- *review cycle* = `claimItem` then `decideItem(decision: ACCEPTED)` with the returned token, over HTTP/1.1 keep-alive; each client loops claim → decide.',
-    '- *raw SQLite cycle* = the same two transactions on better-sqlite3 (BEGIN IMMEDIATE; first claimable by createdAt, batchId, recordId; conditional UPDATE; event INSERT; COMMIT; then BEGIN IMMEDIATE; item by token hash; conditional UPDATE; event INSERT; COMMIT), one writer, no network. It is measured in the same row, right after the HTTP cells.',
-    '- *no-op* = `{ __typename }` POSTed to /graphql: HTTP + Yoga + GraphQL with nothing behind it. A cycle is two requests, so `no-op/2` is the ceiling the pipeline alone allows.',
+    '- *raw SQLite cycle* = the same two transactions on better-sqlite3 (BEGIN IMMEDIATE; first claimable by createdAt, batchId, recordId, not proposed by the claimant; conditional UPDATE; event INSERT; COMMIT; then BEGIN IMMEDIATE; item by token hash, held by the decider; conditional UPDATE; event INSERT; COMMIT), one writer, no network, no authentication. It is measured in the same row, right after the HTTP cells.',
+    "- *no-op* = `{ __typename }` POSTed to /graphql with the client's API key: HTTP + authentication + Yoga + GraphQL with nothing behind it. A cycle is two requests, so `no-op/2` is the ceiling the pipeline alone allows.",
     `- **Target:** cycles/s ≥ ${TARGET * 100} % of (no-op queries/s ÷ 2).`,
     '',
     'Latency detail:',

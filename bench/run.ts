@@ -6,12 +6,17 @@
 // separate pair of servers: event delivery latency to many WebSocket subscribers (and to those of a
 // second process on the same file), and expiry lateness on the real clock (skipped by --quick unless
 // --expiry is given).
+//
+// Every client authenticates with an API key of its own (one REVIEWER principal per client; items are
+// added by a PROPOSER, categories by an ADMIN), and the servers run with RATE_LIMIT_PER_SECOND=0: the
+// benchmark measures the service, not the policy (see SERVER_POLICY in server.ts).
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { loadConfig } from '../src/config.js';
+import { type BenchKey, keysNamed, makeKeys, principals } from './keys.js';
 import { type LiveOptions, type LiveReport, runLive } from './live.js';
 import { liveSummary } from './live-report.js';
 import {
@@ -39,7 +44,7 @@ import {
   TARGET,
   type Verification,
 } from './report.js';
-import { build, ROOT, type RunningServer, startServer } from './server.js';
+import { build, ROOT, type RunningServer, SERVER_POLICY, startServer } from './server.js';
 
 interface Options {
   quick: boolean;
@@ -104,13 +109,43 @@ function parseOptions(argv: string[]): Options {
 const log = (message: string) => process.stdout.write(`${message}\n`);
 const round = (value: number) => Math.round(value).toLocaleString('en-US');
 
+/** The principals of one server's review cells: who sets up, who proposes, and the reviewers of each client count. */
+interface CellKeys {
+  admin: BenchKey;
+  seeder: BenchKey;
+  /** Client i of a cell with c clients is reviewers(c)[i]. */
+  reviewers(concurrency: number): BenchKey[];
+}
+
+const reviewerPrefix = (concurrency: number) => `bench-c${concurrency}`;
+
+/** Makes the keys for review cells with these client counts in `file`, before its server starts. */
+async function cellKeys(file: string, clientCounts: readonly number[]): Promise<CellKeys> {
+  const counts = [...new Set(clientCounts)];
+  const keys = await makeKeys(file, [
+    { name: 'bench-admin', roles: ['ADMIN'] },
+    { name: 'bench-seeder', roles: ['PROPOSER'] },
+    ...counts.flatMap((count) => principals(reviewerPrefix(count), count, ['REVIEWER'])),
+  ]);
+  const [admin, seeder] = keysNamed(keys, ['bench-admin', 'bench-seeder']) as [BenchKey, BenchKey];
+  return {
+    admin,
+    seeder,
+    reviewers: (concurrency) =>
+      keysNamed(
+        keys,
+        principals(reviewerPrefix(concurrency), concurrency, ['REVIEWER']).map((principal) => principal.name),
+      ),
+  };
+}
+
 /** Makes sure at least `needed` pending items are left in the server's queue. */
-async function topUp(port: number, seed: SeedState, decided: number, needed: number): Promise<void> {
+async function topUp(port: number, seeder: BenchKey, seed: SeedState, decided: number, needed: number): Promise<void> {
   const pending = seed.added - decided;
   if (pending >= needed) return;
   const count = Math.ceil((needed - pending) / 500) * 500;
   const started = performance.now();
-  await seedItems(port, seed, count);
+  await seedItems(port, seeder, seed, count);
   log(
     `  seeded ${round(count)} items in ${((performance.now() - started) / 1000).toFixed(1)} s (queue: ${round(seed.added - decided)} pending)`,
   );
@@ -131,6 +166,7 @@ function verifyServerFile(file: string, seed: SeedState, decided: number, claime
     const leased = count(`SELECT count(*) AS n FROM "Item" WHERE "leaseTokenHash" IS NOT NULL`);
     const claims = count(`SELECT count(*) AS n FROM "Event" WHERE "type" = 'LEASE_CLAIMED'`);
     const decisions = count(`SELECT count(*) AS n FROM "Event" WHERE "type" = 'ITEM_DECIDED'`);
+    const refusals = count(`SELECT count(*) AS n FROM "Event" WHERE "type" = 'OPERATION_REFUSED'`);
     const integrity = (db.prepare('PRAGMA integrity_check').get() as { integrity_check: string }).integrity_check;
     return [
       {
@@ -149,6 +185,7 @@ function verifyServerFile(file: string, seed: SeedState, decided: number, claime
         detail: `${round(claims)} LEASE_CLAIMED and ${round(decisions)} ITEM_DECIDED events`,
       },
       { label: 'server: no lease left behind', ok: leased === 0, detail: `${leased} items still leased` },
+      { label: 'server: no operation refused', ok: refusals === 0, detail: `${refusals} OPERATION_REFUSED events` },
       {
         label: 'server: every seeded item accounted for',
         ok: items === seed.added && pending === seed.added - decided,
@@ -169,6 +206,7 @@ async function main(): Promise<number> {
   log(
     `Leasehold bench (${options.quick ? 'quick' : 'full'}): clients ${options.clients.join(', ')}; ${options.warmupMs / 1000} s warm-up + ${options.durationMs / 1000} s per cell; synchronous=${synchronous}`,
   );
+  log(`identity: every request carries its client's own API key (one REVIEWER principal per client); servers run with ${SERVER_POLICY}`);
 
   log('building (npm run build)…');
   build();
@@ -178,6 +216,7 @@ async function main(): Promise<number> {
   const machine = describeMachine(raw.sqliteVersion, tmp);
   const date = new Date().toISOString();
 
+  const keys = await cellKeys(serverFile, options.clients);
   let server: RunningServer | null = await startServer({ databaseFile: serverFile, synchronous });
   const rows: Row[] = [];
   const errors = noErrors();
@@ -192,17 +231,19 @@ async function main(): Promise<number> {
   let liveError: string | null = null;
   try {
     log(`server on 127.0.0.1:${server.port}, database ${serverFile}`);
-    await seedCategories(server.port, [seed.category]);
+    await seedCategories(server.port, keys.admin, [seed.category]);
 
     for (const concurrency of options.clients) {
       const timing: CellTiming = { concurrency, warmupMs: options.warmupMs, durationMs: options.durationMs };
       log(`\n[${concurrency} client${concurrency === 1 ? '' : 's'}]`);
-      const noop = await noopCell(server.port, timing);
+      // The no-op and the cycles of a row are sent by the same principals, so both pay the same authentication.
+      const reviewers = keys.reviewers(concurrency);
+      const noop = await noopCell(server.port, timing, reviewers);
       log(`  no-op:  ${round(noop.rate)} queries/s`);
       // A cycle is two requests, each heavier than a no-op: no-op/2 bounds the cycle rate.
       const ceiling = noop.rate / 2;
-      await topUp(server.port, seed, decided, itemsFor(bestCycles > 0 ? Math.min(ceiling, bestCycles * 3) : ceiling, timing));
-      const cycles = await cycleCell(server.port, timing, claimedIds, `c${concurrency}`);
+      await topUp(server.port, keys.seeder, seed, decided, itemsFor(bestCycles > 0 ? Math.min(ceiling, bestCycles * 3) : ceiling, timing));
+      const cycles = await cycleCell(server.port, timing, claimedIds, reviewers);
       decided += cycles.completedTotal;
       bestCycles = Math.max(bestCycles, cycles.rate);
       log(
@@ -306,21 +347,23 @@ async function profileServer(
 ): Promise<Report['profile']> {
   const concurrency = 8;
   log(`\nprofiling the server over ${options.profileSeconds} s of ${concurrency}-client review cycles…`);
-  const server = await startServer({ databaseFile: path.join(tmp, 'profile.db'), synchronous, nodeFlags: ['--inspect=127.0.0.1:0'] });
+  const file = path.join(tmp, 'profile.db');
+  const keys = await cellKeys(file, [concurrency]);
+  const server = await startServer({ databaseFile: file, synchronous, nodeFlags: ['--inspect=127.0.0.1:0'] });
   try {
     const url = inspectorUrl(server.logs);
     if (!url) throw new Error(`no inspector URL in server output:\n${server.logs.join('\n')}`);
     const seed: SeedState = { added: 0, category: 'bench-accept' };
-    await seedCategories(server.port, [seed.category]);
+    await seedCategories(server.port, keys.admin, [seed.category]);
     const warm: CellTiming = { concurrency, warmupMs: 0, durationMs: 1000 };
     const window: CellTiming = { concurrency, warmupMs: 0, durationMs: options.profileSeconds * 1000 };
     const rate = Math.max(bestCycles, 100) * 2;
-    await topUp(server.port, seed, 0, itemsFor(rate, warm) + itemsFor(rate, window));
+    await topUp(server.port, keys.seeder, seed, 0, itemsFor(rate, warm) + itemsFor(rate, window));
     const claimed = new Set<string>();
-    await cycleCell(server.port, warm, claimed, 'warm');
+    await cycleCell(server.port, warm, claimed, keys.reviewers(concurrency));
     const profiler = await connectProfiler(url);
     await profiler.start();
-    const cell = await cycleCell(server.port, window, claimed, 'prof');
+    const cell = await cycleCell(server.port, window, claimed, keys.reviewers(concurrency));
     const cpuProfile = await profiler.stop();
     profiler.close();
     const file = path.join(os.tmpdir(), `leasehold-bench-${Date.now()}.cpuprofile`);

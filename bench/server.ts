@@ -1,4 +1,6 @@
 // The server under test: built once, spawned as `node dist/main.js` on a free loopback port.
+// Callers authenticate with API keys made in the file beforehand (bench/keys.ts); the per-principal
+// rate limit is off, because the benchmark measures the service, not the policy.
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import net from 'node:net';
 import { fileURLToPath } from 'node:url';
@@ -23,6 +25,15 @@ export function freePort(): Promise<number> {
     });
   });
 }
+
+/**
+ * How the servers under benchmark are configured for identity, for the report. Each client sends its
+ * own API key, so authentication is measured; the mutation rate limit (default 50/s per principal) is
+ * turned off, as it would cap a single reviewer's cycles far below what the service sustains; and no
+ * first ADMIN key is made (its banner on stderr would read as a warning), as the bench makes its keys.
+ */
+export const SERVER_POLICY =
+  'RATE_LIMIT_PER_SECOND=0 (the per-principal mutation rate limit is off: the benchmark measures the service, not the policy), BOOTSTRAP_ADMIN_KEY=false (keys are made in the file beforehand)';
 
 export interface ServerOptions {
   databaseFile: string;
@@ -53,6 +64,9 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       LOG_LEVEL: 'warn',
       SQLITE_SYNCHRONOUS: options.synchronous,
       GRAPHIQL: 'false',
+      // See SERVER_POLICY.
+      RATE_LIMIT_PER_SECOND: '0',
+      BOOTSTRAP_ADMIN_KEY: 'false',
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

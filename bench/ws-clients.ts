@@ -1,6 +1,7 @@
 // graphql-ws subscribers for the live measurements: each one its own client and WebSocket
-// (createClient with `ws`, lazy: false, retryAttempts: 0), recording for every payload the
-// receipt time (Date.now() in `next`, the same clock the server stamps occurredAt with).
+// (createClient with `ws`, lazy: false, retryAttempts: 0) authenticated with its own API key
+// (connectionParams.authorization), recording for every payload the receipt time (Date.now() in
+// `next`, the same clock the server stamps occurredAt with).
 import { type Client, createClient } from 'graphql-ws';
 import WebSocket from 'ws';
 
@@ -47,6 +48,8 @@ export interface SubscriberPool {
 export interface PoolOptions {
   url: string;
   count: number;
+  /** `Bearer <key>` for each subscriber, one each (a refused one closes with 4401: a connection error). */
+  authorizations: readonly string[];
   query: string;
   /** Opened this many at a time, each batch waiting for its connection acks. */
   batch?: number;
@@ -65,6 +68,9 @@ export async function openSubscribers(options: PoolOptions): Promise<SubscriberP
   const errors = newErrors();
   let closing = false;
   const batch = options.batch ?? 50;
+  if (options.authorizations.length < options.count) {
+    throw new Error(`${options.count} subscribers need ${options.count} credentials, got ${options.authorizations.length}`);
+  }
 
   for (let first = 0; first < options.count; first += batch) {
     const opened: Promise<void>[] = [];
@@ -83,6 +89,7 @@ export async function openSubscribers(options: PoolOptions): Promise<SubscriberP
           };
           const client = createClient({
             url: options.url,
+            connectionParams: { authorization: options.authorizations[index] },
             webSocketImpl: WebSocket,
             lazy: false,
             retryAttempts: 0,

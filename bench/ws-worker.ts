@@ -4,7 +4,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { openSubscribers, type PoolErrors, type SubscriberLog, type SubscriberPool } from './ws-clients.js';
 
 export type WorkerRequest =
-  | { kind: 'open'; url: string; count: number; query: string }
+  | { kind: 'open'; url: string; count: number; authorizations: string[]; query: string }
   | { kind: 'status' }
   | { kind: 'measure' }
   | { kind: 'collect' }
@@ -46,7 +46,12 @@ const status = (): WorkerStatus =>
 async function handle(request: WorkerRequest): Promise<void> {
   switch (request.kind) {
     case 'open':
-      pool = await openSubscribers({ url: request.url, count: request.count, query: request.query });
+      pool = await openSubscribers({
+        url: request.url,
+        count: request.count,
+        authorizations: request.authorizations,
+        query: request.query,
+      });
       reply({ kind: 'opened', status: status() });
       return;
     case 'status':

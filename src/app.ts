@@ -3,34 +3,44 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor';
+import { useCSRFPrevention } from '@graphql-yoga/plugin-csrf-prevention';
+import { useDisableIntrospection } from '@graphql-yoga/plugin-disable-introspection';
 import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import { type ExecutionArgs, type ExecutionResult, GraphQLError } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import { createYoga, type Plugin, useReadinessCheck } from 'graphql-yoga';
 import { type WebSocket, WebSocketServer } from 'ws';
+import { AuthenticationError, Authenticator } from './auth/authenticator.js';
+import { authentication, mutationAuthorization, mutationRateLimit, unauthenticatedResponse } from './auth/plugins.js';
+import { RateLimiter } from './auth/rate-limit.js';
 import type { Config } from './config.js';
 import type { Database } from './db/client.js';
-import type { Clock } from './domain/clock.js';
+import type { Principal } from './domain/access.js';
+import type { Clock, Timer } from './domain/clock.js';
+import type { DomainError } from './domain/errors.js';
 import { Live } from './events/live.js';
-import { actorResolver, type ConnectionScope, type GraphQLContext } from './graphql/context.js';
+import { FIELD_PERMISSIONS } from './graphql/builder.js';
+import type { ConnectionScope, GraphQLContext } from './graphql/context.js';
 import { toClientError } from './graphql/errors.js';
 import { schema } from './graphql/schema.js';
 import { TUTORIAL_DOCUMENT } from './graphql/tutorial.js';
 import type { Logger } from './logger.js';
 import { Metrics } from './metrics.js';
 import { releaseLease } from './services/leases.js';
+import { recordRefusal } from './services/refusals.js';
 
 export interface AppOptions {
   db: Database;
   clock: Clock;
   config: Pick<Config, 'host' | 'port' | 'graphiql' | 'shutdownTimeoutMs' | 'maxBodyBytes'> &
-    Partial<Pick<Config, 'leaseWarningSeconds' | 'feedPollMs' | 'metrics'>>;
+    Partial<Pick<Config, 'leaseWarningSeconds' | 'feedPollMs' | 'metrics' | 'metricsPublic' | 'introspection' | 'rateLimit' | 'jwt'>>;
   logger: Logger;
 }
 
 export interface App {
   readonly server: Server;
   readonly live: Live;
+  readonly authenticator: Authenticator;
   /** Resolves to the base URL (http://host:port) once listening. */
   start(): Promise<string>;
   /** Stops accepting requests, lets in-flight ones finish (up to the shutdown timeout), then closes the database. */
@@ -103,11 +113,23 @@ function bodyLimit(maxBytes: number): Plugin {
   };
 }
 
-/** GET /metrics: the Prometheus text exposition. Without this plugin the path is an ordinary 404. */
-function metricsEndpoint(metrics: Metrics, logger: Logger): Plugin {
+/**
+ * GET /metrics: the Prometheus text exposition, for any authenticated principal unless made public.
+ * Without this plugin the path is an ordinary 404.
+ */
+function metricsEndpoint(metrics: Metrics, logger: Logger, authenticator: Authenticator | null): Plugin {
   return {
     async onRequest({ url, request, endResponse, fetchAPI }) {
       if (url.pathname !== '/metrics') return;
+      if (authenticator) {
+        try {
+          await authenticator.authenticate(request.headers.get('authorization'));
+        } catch (error) {
+          if (!(error instanceof AuthenticationError)) throw error;
+          endResponse(unauthenticatedResponse(fetchAPI, error.message));
+          return;
+        }
+      }
       if (request.method !== 'GET' && request.method !== 'HEAD') {
         endResponse(new fetchAPI.Response(null, { status: 405, headers: { allow: 'GET, HEAD' } }));
         return;
@@ -150,7 +172,9 @@ function clientErrors(): Plugin<GraphQLContext> {
   return {
     onExecute({ args }) {
       return {
-        onExecuteDone({ result, setResult }) {
+        async onExecuteDone({ result, setResult }) {
+          // A refusal the caller is told about is in the history first.
+          await args.contextValue.refusalsRecorded();
           if (Symbol.asyncIterator in result) return;
           const cleaned = clean(result, args.contextValue);
           if (cleaned) setResult(cleaned);
@@ -177,17 +201,32 @@ function clientErrors(): Plugin<GraphQLContext> {
   };
 }
 
-/** Leases claimed over one WebSocket with releaseOnDisconnect, released when it closes. */
-class ConnectionLeases implements ConnectionScope {
+/** One WebSocket's principal, and the leases claimed over it with releaseOnDisconnect (released when it closes). */
+class Connection implements ConnectionScope {
   readonly tokens = new Set<string>();
+  expiry: Timer | null = null;
+  constructor(readonly principal: Principal) {}
   bindLease(token: string): void {
     this.tokens.add(token);
   }
 }
 
+/** WebSocket close codes: graphql-ws uses 4401/4403 for these. Reasons must fit in 123 bytes. */
+const CLOSE_UNAUTHORIZED = 4401;
+const CLOSE_FORBIDDEN = 4403;
+const closeReason = (text: string) =>
+  Buffer.from(text)
+    .subarray(0, 123)
+    .toString()
+    .replace(/\uFFFD$/, '');
+
 export function createApp(options: AppOptions): App {
   const { db, clock, config, logger } = options;
   const ids = new WeakMap<Request, string>();
+  const principals = new WeakMap<Request, Principal>();
+  const loggedRefusals = new WeakSet<GraphQLError>();
+  const authenticator = new Authenticator({ db, clock, logger, jwt: config.jwt ?? null });
+  const limiter = new RateLimiter(config.rateLimit ?? { perSecond: 50, burst: 100 }, clock);
   let stopping = false;
   const live = new Live({
     db,
@@ -206,7 +245,9 @@ export function createApp(options: AppOptions): App {
     graphqlEndpoint: '/graphql',
     healthCheckEndpoint: '/health',
     landingPage: false,
-    graphiql: config.graphiql ? { title: 'Leasehold', defaultQuery: TUTORIAL_DOCUMENT, subscriptionsProtocol: 'WS' } : false,
+    // Subscriptions from GraphiQL go over SSE: its WebSocket client sends no Headers-pane values
+    // (so no credential), while SSE requests carry them like every other request.
+    graphiql: config.graphiql ? { title: 'Leasehold', defaultQuery: TUTORIAL_DOCUMENT, subscriptionsProtocol: 'SSE' } : false,
     renderGraphiQL,
     // Errors outside execution (e.g. while building the context) have no request id at hand.
     maskedErrors: { maskError: (error) => toClientError(error, 'none', logger) },
@@ -214,26 +255,63 @@ export function createApp(options: AppOptions): App {
       debug: (...args) => logger.debug({ args }, 'yoga'),
       info: (...args) => logger.info({ args }, 'yoga'),
       warn: (...args) => logger.warn({ args }, 'yoga'),
-      error: (...args) => logger.error({ args }, 'yoga'),
+      // A client's mistake Yoga refuses itself (e.g. a missing CSRF header, 4xx) is not a server error.
+      error: (...args) => {
+        const refusal = args.find(
+          (arg): arg is GraphQLError =>
+            arg instanceof GraphQLError && ((arg.extensions.http as { status?: number } | undefined)?.status ?? 500) < 500,
+        );
+        if (refusal) {
+          // Yoga reports such an error from more than one place; one line per refusal is enough.
+          if (!loggedRefusals.has(refusal)) logger.info({ reason: refusal.message }, 'refused a request');
+          loggedRefusals.add(refusal);
+        } else logger.error({ args }, 'yoga');
+      },
     },
     context: ({ request, connection }) => {
       const requestId = (request && ids.get(request)) ?? randomUUID();
+      const principal = request ? principals.get(request) : (connection as Connection | undefined)?.principal;
+      // The authentication plugin answers 401 before a context is made for an unknown caller.
+      if (!principal) throw new Error('No principal for this operation: the authentication plugin did not run.');
+      const requestLogger = logger.child({ requestId, principal: principal.name });
+      const actor = { name: principal.name, authenticated: true };
+      const refusals: Promise<void>[] = [];
       return {
         db,
         clock,
         live,
         requestId,
-        logger: logger.child({ requestId }),
-        actor: actorResolver(request?.headers),
+        logger: requestLogger,
+        principal,
+        actor,
         connection: (connection as ConnectionScope | undefined) ?? null,
+        recordRefusal(operation: string, error: DomainError) {
+          refusals.push(
+            recordRefusal({ db, clock }, actor, operation, error).catch((failure: unknown) =>
+              requestLogger.error({ err: failure, operation }, 'could not record a refused operation'),
+            ),
+          );
+        },
+        forgetApiKey: (keyId: number) => authenticator.forgetKey(keyId),
+        async refusalsRecorded() {
+          await Promise.all(refusals.splice(0));
+        },
       };
     },
     plugins: [
       requestIds(logger, ids),
+      authentication({ authenticator, principals, logger, protectedPaths: new Set(['/graphql']), graphiql: config.graphiql }),
       bodyLimit(config.maxBodyBytes),
+      useCSRFPrevention({ requestHeaders: ['x-graphql-yoga-csrf'] }),
       queryLimits(),
+      ...(config.introspection === false ? [useDisableIntrospection()] : []),
+      mutationAuthorization(
+        (field) => FIELD_PERMISSIONS.get(`Mutation.${field}`),
+        (context) => context as GraphQLContext,
+      ),
+      mutationRateLimit(limiter, (context) => (context as GraphQLContext).principal ?? null),
       clientErrors(),
-      ...(metrics ? [metricsEndpoint(metrics, logger)] : []),
+      ...(metrics ? [metricsEndpoint(metrics, logger, config.metricsPublic ? null : authenticator)] : []),
       useReadinessCheck({
         endpoint: '/ready',
         check: async () => {
@@ -249,16 +327,40 @@ export function createApp(options: AppOptions): App {
 
   // graphql-ws on the same port and path, through Yoga's envelop so every plugin applies to it too.
   const sockets = new WebSocketServer({ server, path: '/graphql' });
-  const scopes = new WeakMap<WebSocket, ConnectionLeases>();
+  const scopes = new WeakMap<WebSocket, Connection>();
+  const refuse = (socket: WebSocket, code: number, reason: string) => socket.close(code, closeReason(reason));
   const wsServer = useServer(
     {
       execute: (args) => (args.rootValue as { execute(a: ExecutionArgs): unknown }).execute(args) as never,
       subscribe: (args) => (args.rootValue as { subscribe(a: ExecutionArgs): unknown }).subscribe(args) as never,
-      onConnect: (ctx) => {
-        scopes.set(ctx.extra.socket, new ConnectionLeases());
+      // The credential travels in connectionParams (browsers cannot set headers on a WebSocket).
+      onConnect: async (ctx) => {
+        const params = ctx.connectionParams ?? {};
+        const authorization = params.authorization ?? params.Authorization;
+        let principal: Principal;
+        try {
+          principal = await authenticator.authenticate(typeof authorization === 'string' ? authorization : null);
+        } catch (error) {
+          if (!(error instanceof AuthenticationError)) throw error;
+          logger.info({ reason: error.message }, 'refused an unauthenticated WebSocket connection');
+          refuse(ctx.extra.socket, CLOSE_UNAUTHORIZED, `Unauthorized: ${error.message}`);
+          return false;
+        }
+        const connection = new Connection(principal);
+        if (principal.expiresAt) {
+          connection.expiry = clock.setTimer(principal.expiresAt, () =>
+            refuse(ctx.extra.socket, CLOSE_UNAUTHORIZED, 'Unauthorized: the token has expired.'),
+          );
+        }
+        scopes.set(ctx.extra.socket, connection);
         return true;
       },
       onSubscribe: async (ctx, _id, params) => {
+        const connection = scopes.get(ctx.extra.socket);
+        if (!connection || !(await authenticator.stillValid(connection.principal))) {
+          refuse(ctx.extra.socket, CLOSE_UNAUTHORIZED, 'Unauthorized: the credential is no longer valid.');
+          return [new GraphQLError('The credential is no longer valid.', { extensions: { code: 'UNAUTHENTICATED' } })];
+        }
         const {
           schema: enveloped,
           execute,
@@ -271,7 +373,7 @@ export function createApp(options: AppOptions): App {
           req: ctx.extra.request,
           socket: ctx.extra.socket,
           params,
-          connection: scopes.get(ctx.extra.socket),
+          connection,
         });
         // A syntax error or a limit (parse- or validation-time) is this operation's error, not the connection's.
         try {
@@ -293,9 +395,12 @@ export function createApp(options: AppOptions): App {
       onClose: async (ctx) => {
         const scope = scopes.get(ctx.extra.socket);
         if (!scope) return;
+        scope.expiry?.cancel();
         for (const token of scope.tokens) {
           // Already decided, released or lapsed leases are refused; that is fine here.
-          await releaseLease({ db, clock }, { name: 'system' }, { token, reason: 'CONNECTION_CLOSED' }).catch(() => undefined);
+          await releaseLease({ db, clock }, { name: 'system', authenticated: false }, { token, reason: 'CONNECTION_CLOSED' }).catch(
+            () => undefined,
+          );
         }
         scope.tokens.clear();
       },
@@ -303,11 +408,27 @@ export function createApp(options: AppOptions): App {
     sockets,
   );
 
+  // A revoked key ends the connections it opened, whichever process revoked it.
+  live.feed.listen((events) => {
+    for (const event of events) {
+      if (event.type !== 'API_KEY_REVOKED') continue;
+      const keyId = (JSON.parse(event.details) as { keyId?: number }).keyId;
+      if (typeof keyId !== 'number') continue;
+      authenticator.forgetKey(keyId);
+      for (const socket of sockets.clients) {
+        if (scopes.get(socket)?.principal.keyId === keyId) refuse(socket, CLOSE_FORBIDDEN, 'Forbidden: the API key was revoked.');
+      }
+    }
+  });
+
   return {
     server,
     live,
-    start: () =>
-      new Promise((resolve, reject) => {
+    authenticator,
+    async start() {
+      // A JWT public key that does not parse is a configuration error: fail here, not on the first request.
+      await authenticator.ready();
+      return new Promise((resolve, reject) => {
         live.start();
         server.once('error', reject);
         server.listen(config.port, config.host, () => {
@@ -316,7 +437,8 @@ export function createApp(options: AppOptions): App {
           const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
           resolve(`http://${host}:${address.port}`);
         });
-      }),
+      });
+    },
     async stop() {
       stopping = true;
       // Close subscriptions cleanly (1001 Going Away) so clients reconnect elsewhere.

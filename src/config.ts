@@ -2,12 +2,14 @@
 import path from 'node:path';
 import { z } from 'zod';
 
+export const DEFAULT_DATABASE_URL = 'file:./data/leasehold.db';
+
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 const schema = z.object({
   HOST: z.string().min(1).default('127.0.0.1'),
   PORT: z.coerce.number().int().min(0).max(65535).default(4000),
-  DATABASE_URL: z.string().min(1).default('file:./data/leasehold.db'),
+  DATABASE_URL: z.string().min(1).default(DEFAULT_DATABASE_URL),
   LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
   SQLITE_BUSY_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
   SQLITE_SYNCHRONOUS: z.enum(['NORMAL', 'FULL']).default('FULL'),
@@ -22,6 +24,19 @@ const schema = z.object({
     .max(100 * 1024 * 1024)
     .default(2 * 1024 * 1024),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
+  METRICS_PUBLIC: z.enum(['true', 'false']).default('false'),
+  INTROSPECTION: z.enum(['true', 'false']).default('true'),
+  BOOTSTRAP_ADMIN_KEY: z.enum(['true', 'false']).default('true'),
+  RATE_LIMIT_PER_SECOND: z.coerce.number().min(0).max(100_000).default(50),
+  RATE_LIMIT_BURST: z.coerce.number().int().min(1).max(100_000).default(100),
+  JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+  JWT_PUBLIC_KEY: z.string().includes('-----BEGIN PUBLIC KEY-----', { message: 'must be a PEM public key (SPKI)' }).optional(),
+  JWT_ALGORITHM: z.enum(['HS256', 'RS256', 'ES256']).optional(),
+  JWT_ISSUER: z.string().min(1).optional(),
+  JWT_AUDIENCE: z.string().min(1).optional(),
+  JWT_NAME_CLAIM: z.string().min(1).default('sub'),
+  JWT_ROLES_CLAIM: z.string().min(1).default('roles'),
+  JWT_CLOCK_TOLERANCE_SECONDS: z.coerce.number().int().min(0).max(300).default(5),
 });
 
 export interface Config {
@@ -42,6 +57,52 @@ export interface Config {
   /** How often to look for changes committed by other processes. */
   feedPollMs: number;
   shutdownTimeoutMs: number;
+  /** Serve /metrics without a credential (for scrapers that cannot send one). */
+  metricsPublic: boolean;
+  /** Answer introspection queries (authenticated callers only, like every operation). */
+  introspection: boolean;
+  /** On a database that has never had an API key, make an ADMIN key at start-up and print it once. */
+  bootstrapAdminKey: boolean;
+  /** Mutations per second per principal (token bucket, per process); 0 turns the limit off. */
+  rateLimit: { perSecond: number; burst: number };
+  /** Signed tokens from an identity provider; null when none is configured. */
+  jwt: JwtConfig | null;
+}
+
+export interface JwtConfig {
+  algorithm: 'HS256' | 'RS256' | 'ES256';
+  /** The HS256 secret, or the RS256/ES256 public key as PEM. */
+  key: string;
+  issuer: string | null;
+  audience: string | null;
+  /** Claim holding the principal's name (dots reach into nested objects). */
+  nameClaim: string;
+  /** Claim holding the roles: an array or a space-separated string (dots reach into nested objects). */
+  rolesClaim: string;
+  clockToleranceSeconds: number;
+}
+
+function jwtConfig(values: z.infer<typeof schema>): JwtConfig | null {
+  if (values.JWT_SECRET && values.JWT_PUBLIC_KEY)
+    throw new ConfigError('Invalid configuration: set JWT_SECRET or JWT_PUBLIC_KEY, not both');
+  const key = values.JWT_SECRET ?? values.JWT_PUBLIC_KEY;
+  if (!key) {
+    if (values.JWT_ALGORITHM) throw new ConfigError('Invalid configuration: JWT_ALGORITHM needs JWT_SECRET or JWT_PUBLIC_KEY');
+    return null;
+  }
+  const algorithm = values.JWT_ALGORITHM ?? (values.JWT_SECRET ? 'HS256' : 'RS256');
+  if ((algorithm === 'HS256') !== Boolean(values.JWT_SECRET)) {
+    throw new ConfigError('Invalid configuration: HS256 takes JWT_SECRET; RS256 and ES256 take JWT_PUBLIC_KEY');
+  }
+  return {
+    algorithm,
+    key,
+    issuer: values.JWT_ISSUER ?? null,
+    audience: values.JWT_AUDIENCE ?? null,
+    nameClaim: values.JWT_NAME_CLAIM,
+    rolesClaim: values.JWT_ROLES_CLAIM,
+    clockToleranceSeconds: values.JWT_CLOCK_TOLERANCE_SECONDS,
+  };
 }
 
 export class ConfigError extends Error {}
@@ -76,5 +137,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     leaseWarningSeconds: values.LEASE_WARNING_SECONDS,
     feedPollMs: values.FEED_POLL_MS,
     shutdownTimeoutMs: values.SHUTDOWN_TIMEOUT_MS,
+    metricsPublic: values.METRICS_PUBLIC === 'true',
+    introspection: values.INTROSPECTION === 'true',
+    bootstrapAdminKey: values.BOOTSTRAP_ADMIN_KEY === 'true',
+    rateLimit: { perSecond: values.RATE_LIMIT_PER_SECOND, burst: values.RATE_LIMIT_BURST },
+    jwt: jwtConfig(values),
   };
 }

@@ -4,7 +4,9 @@ import { createApp } from './app.js';
 import { ConfigError, loadConfig } from './config.js';
 import { openDatabase } from './db/client.js';
 import { systemClock } from './domain/clock.js';
+import { firstRunBanner } from './first-run.js';
 import { createLogger } from './logger.js';
+import { bootstrapAdminKey } from './services/api-keys.js';
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -20,9 +22,14 @@ async function main(): Promise<void> {
     busyTimeoutMs: config.busyTimeoutMs,
     synchronous: config.synchronous,
   });
+  const firstKey = config.bootstrapAdminKey ? await bootstrapAdminKey({ db, clock: systemClock }) : null;
   const app = createApp({ db, clock: systemClock, config, logger });
   const url = await app.start();
   logger.info({ url: `${url}/graphql`, database: config.databaseFile }, `Leasehold is listening; GraphiQL at ${url}/graphql`);
+  if (firstKey) {
+    logger.info({ keyId: firstKey.record.id, prefix: firstKey.record.prefix }, 'made the first ADMIN API key (printed on stderr)');
+    process.stderr.write(firstRunBanner(firstKey.key, url, config.databaseFile));
+  }
 
   let stopping = false;
   const stop = (signal: string) => {

@@ -24,7 +24,7 @@ export interface Action {
   /** Empty for a positional. */
   optionStrings: string[];
   nargs: Nargs;
-  kind: 'store' | 'append' | 'help' | 'parsers';
+  kind: 'store' | 'append' | 'help' | 'parsers' | 'store_true';
   required: boolean;
   defaultValue: unknown;
   convert?: (value: string) => unknown;
@@ -66,6 +66,8 @@ export interface ArgumentOptions {
   convert?: (value: string) => unknown;
   choices?: readonly string[];
   append?: boolean;
+  /** A flag without a value (argparse's action='store_true'): false unless given. */
+  flag?: boolean;
   /** For a positional: zero or one value (nargs='?'). */
   optional?: boolean;
   metavar?: string;
@@ -78,13 +80,14 @@ function destOf(name: string): string {
 
 export function addArgument(parser: Parser, name: string, options: ArgumentOptions = {}): Action {
   const positional = !name.startsWith('-');
+  const flag = !positional && options.flag === true;
   const action: Action = {
     dest: destOf(name),
     optionStrings: positional ? [] : [name],
-    nargs: positional && options.optional ? 'optional' : 'one',
-    kind: options.append ? 'append' : 'store',
+    nargs: flag ? 'zero' : positional && options.optional ? 'optional' : 'one',
+    kind: flag ? 'store_true' : options.append ? 'append' : 'store',
     required: positional ? !options.optional : (options.required ?? false),
-    defaultValue: options.defaultValue ?? null,
+    defaultValue: flag ? false : (options.defaultValue ?? null),
   };
   if (options.convert) action.convert = options.convert;
   if (options.choices) action.choices = options.choices;
@@ -98,7 +101,8 @@ export function addMutuallyExclusiveGroup(parser: Parser, required: boolean, act
   parser.groups.push({ required, actions });
 }
 
-export function addSubparsers(parser: Parser, dest: string): Map<string, Parser> {
+/** `name` is how usage errors call the argument (`the following arguments are required: command`). */
+export function addSubparsers(parser: Parser, dest: string, name = 'command'): Map<string, Parser> {
   const map = new Map<string, Parser>();
   parser.subparsers = map;
   parser.actions.push({
@@ -108,14 +112,14 @@ export function addSubparsers(parser: Parser, dest: string): Map<string, Parser>
     kind: 'parsers',
     required: true,
     defaultValue: null,
-    metavar: '{command}',
+    metavar: `{${name}}`,
   });
   return map;
 }
 
 function actionName(action: Action): string {
   if (action.optionStrings.length > 0) return action.optionStrings.join('/');
-  return action.kind === 'parsers' ? 'command' : action.dest;
+  return action.kind === 'parsers' ? (action.metavar ?? '{command}').slice(1, -1) : action.dest;
 }
 
 interface OptionTuple {
@@ -307,6 +311,9 @@ class Run {
         case 'store':
           namespace[action.dest] = value;
           break;
+        case 'store_true':
+          namespace[action.dest] = true;
+          break;
         case 'append':
           namespace[action.dest] = [...((namespace[action.dest] as unknown[] | null) ?? []), value];
           break;
@@ -314,7 +321,7 @@ class Run {
           const [name, ...rest] = value as string[];
           namespace[action.dest] = name;
           const sub = parser.subparsers?.get(name as string);
-          if (!sub) throw new ArgumentError(`argument command: invalid choice: '${name}'`);
+          if (!sub) throw new ArgumentError(`argument ${actionName(action)}: invalid choice: '${name}'`);
           const result = new Run(sub).parseKnown(rest);
           Object.assign(namespace, result.namespace);
           extras.push(...result.extras);
@@ -420,13 +427,13 @@ export function formatHelp(parser: Parser): string {
   const lines: string[] = [];
   for (const action of parser.actions) {
     if (action.kind === 'parsers') {
-      usage.push('<command> ...');
+      usage.push(`<${actionName(action)}> ...`);
       continue;
     }
     const label =
       action.optionStrings.length === 0
         ? (action.metavar ?? action.dest.toUpperCase())
-        : action.kind === 'help'
+        : action.kind === 'help' || action.kind === 'store_true'
           ? action.optionStrings.join(', ')
           : `${action.optionStrings.join(', ')} ${action.metavar ?? action.dest.toUpperCase()}`;
     if (action.kind !== 'help') {

@@ -24,11 +24,11 @@ function synchronous(): 'NORMAL' | 'FULL' {
 /** Who the history records for changes made from the command line (a claim records its --reviewer). */
 export function cliActor(): Actor {
   const given = process.env.LEASEHOLD_ACTOR;
-  if (given) return { name: given };
+  if (given) return { name: given, authenticated: false };
   try {
-    return { name: `cli:${os.userInfo().username}` };
+    return { name: `cli:${os.userInfo().username}`, authenticated: false };
   } catch {
-    return { name: 'cli' };
+    return { name: 'cli', authenticated: false };
   }
 }
 
@@ -80,6 +80,16 @@ export async function openExisting(file: string): Promise<OpenDatabase> {
   } catch (error) {
     if (error instanceof MigrationError) throw new CliError('unsupported_schema', error.message);
     throw error;
+  }
+}
+
+/** Runs `work` on the existing Leasehold database at `file` and closes it afterwards. */
+export async function withDatabase<T>(file: string, work: (deps: OpenDatabase) => Promise<T>): Promise<T> {
+  const deps = await openExisting(file);
+  try {
+    return await work(deps);
+  } finally {
+    await deps.close();
   }
 }
 

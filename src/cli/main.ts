@@ -48,7 +48,9 @@ export async function main(argv: readonly string[]): Promise<number> {
     const result =
       command === 'stats'
         ? await (await import('./stats.js')).stats(args)
-        : await ((await import('./seed.js')).SEED_COMMANDS[command] as (a: Namespace) => Promise<Record<string, unknown>>)(args);
+        : command === 'keys'
+          ? await (await import('./keys.js')).keys(args)
+          : await ((await import('./seed.js')).SEED_COMMANDS[command] as (a: Namespace) => Promise<Record<string, unknown>>)(args);
     await emitSuccess(result);
     return EXIT.ok;
   } catch (error) {

@@ -1,4 +1,5 @@
 // The command line's grammar: seed A's seven commands with exactly its arguments, then Leasehold's own.
+import { ROLE_NAMES } from '../domain/access.js';
 import { LIMITS } from '../domain/validation.js';
 import {
   type Action,
@@ -10,6 +11,13 @@ import {
   type Parser,
 } from './argparse.js';
 import { pythonInt } from './python.js';
+
+/** An API key's id: Python's int(), from 1 to the largest id SQLite's Int column holds for Prisma. */
+export function keyId(value: string): number {
+  const id = pythonInt(value);
+  if (id === null || id < 1 || id > 2_147_483_647) throw new ArgumentTypeError('must be a key id: a whole number from 1 to 2147483647');
+  return id;
+}
 
 /** Seed A's `lease_seconds` type: Python's int(), then 30–3600. */
 export function leaseSeconds(value: string): number {
@@ -36,6 +44,7 @@ function port(value: string): number {
 }
 
 const DB_HELP = 'the SQLite database file (the same format the server uses)';
+const KEYS_DB_HELP = "the database (default: DATABASE_URL, else ./data/leasehold.db, as serve's)";
 
 function addClaimSource(parser: Parser): void {
   const token = addArgument(parser, '--token', { help: 'the claim_token from claim (or --token=VALUE)' });
@@ -59,6 +68,7 @@ export function buildParser(): Parser {
       '  serve [DB] [--host H] [--port P]                  run the GraphQL server',
       '  import DB FILE                                    add items from JSON Lines or CSV',
       '  stats DB                                          queue counts as JSON',
+      '  keys create|list|revoke [--db DB] …               API keys for the server (`leasehold keys --help`)',
       '',
       'Every command but serve prints one line of JSON: on stdout when it succeeds, on stderr',
       '({"ok":false,"error":…}) when it does not. Exit codes: 0 ok (claimed:false included), 2 input',
@@ -150,6 +160,41 @@ export function buildParser(): Parser {
 
   const stats = command('stats', 'Queue counts by status and claim state, and the age of the oldest pending item, as one JSON line.');
   addArgument(stats, 'db', { metavar: 'DB', help: DB_HELP });
+
+  const keys = command(
+    'keys',
+    'Make, list and revoke API keys for the server (what an ADMIN does with createApiKey, apiKeys and revokeApiKey), on the database file directly.',
+    [
+      'subcommands:',
+      '  create --name NAME --role ROLE [--role ROLE ...]  make a key; it is printed once, only its SHA-256 is kept',
+      '  list [--all]                                      the keys (never the secrets); --all includes revoked ones',
+      '  revoke ID                                         refuse the key from now on',
+      '',
+      `Roles: ${ROLE_NAMES.join(', ')} (repeat --role or separate with commas).`,
+      'Each prints one line of JSON, as every command does. `leasehold keys <subcommand> --help` for more.',
+    ].join('\n'),
+  );
+  const keyCommands = addSubparsers(keys, 'keys_command', 'subcommand');
+  const keyCommand = (name: string, description: string): Parser => {
+    const parser = newParser(`leasehold keys ${name}`, description);
+    keyCommands.set(name, parser);
+    return parser;
+  };
+  const create = keyCommand(
+    'create',
+    'Make an API key for the principal NAME with the given roles. Prints the key once, with its id; only its SHA-256 is stored.',
+  );
+  addArgument(create, '--name', { required: true, help: 'who the key acts as (recorded as holder, decider, actor): 1–100 characters' });
+  addArgument(create, '--role', {
+    append: true,
+    required: true,
+    help: `${ROLE_NAMES.join(', ')}; repeat it or separate roles with commas`,
+  });
+  const list = keyCommand('list', 'List the API keys, oldest first: id, name, roles, prefix and times, never the key or its hash.');
+  addArgument(list, '--all', { flag: true, help: 'include revoked keys' });
+  const revoke = keyCommand('revoke', 'Revoke an API key: a running server refuses it from then on and closes the connections it opened.');
+  addArgument(revoke, 'id', { metavar: 'ID', convert: keyId, help: 'the key id (from create or list)' });
+  for (const parser of [create, list, revoke]) addArgument(parser, '--db', { metavar: 'DB', help: KEYS_DB_HELP });
 
   return root;
 }

@@ -10,7 +10,7 @@ import { claimState } from '../domain/lease.js';
 import { checkDecisionArguments, type Decision } from '../domain/review.js';
 import { LIMITS, validateText, validateToken } from '../domain/validation.js';
 import type { Namespace } from './argparse.js';
-import { cliActor, createNew, type OpenDatabase, openExisting } from './database.js';
+import { cliActor, createNew, type OpenDatabase, withDatabase as withExisting } from './database.js';
 import { CliError } from './output.js';
 import { pythonJsonLoads, pythonPath } from './python.js';
 
@@ -111,13 +111,8 @@ export async function loadClaimToken(args: Namespace): Promise<string> {
   return validateToken(token);
 }
 
-async function withDatabase<T>(db: string, work: (deps: OpenDatabase) => Promise<T>): Promise<T> {
-  const deps = await openExisting(pythonPath(db));
-  try {
-    return await work(deps);
-  } finally {
-    await deps.close();
-  }
+function withDatabase<T>(db: string, work: (deps: OpenDatabase) => Promise<T>): Promise<T> {
+  return withExisting(pythonPath(db), work);
 }
 
 async function init(args: Namespace): Promise<Result> {
@@ -149,7 +144,7 @@ async function claim(args: Namespace): Promise<Result> {
   const reviewer = validateText(args.reviewer as string, 'reviewer', LIMITS.reviewer);
   const { claimItem } = await services.leases();
   const claimed = await withDatabase(args.db as string, (deps) =>
-    claimItem(deps, { name: reviewer }, { leaseSeconds: args.lease_seconds as number }),
+    claimItem(deps, { name: reviewer, authenticated: false }, { leaseSeconds: args.lease_seconds as number }),
   );
   if (claimed === null) return { claimed: false };
   const { item, token } = claimed;

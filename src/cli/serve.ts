@@ -1,6 +1,7 @@
 // `leasehold serve [DB] [--host H] [--port P]`: the same server as `npm start`. Its configuration is
 // the environment (README); the arguments only override DATABASE_URL, HOST and PORT, and src/main.ts
-// does the rest (start-up, logs, graceful shutdown on SIGINT/SIGTERM, its own exit code).
+// does the rest (start-up, logs, graceful shutdown on SIGINT/SIGTERM, its own exit code), including
+// the first ADMIN key of a database that never had one, printed once on stderr (src/first-run.ts).
 import path from 'node:path';
 import type { Namespace } from './argparse.js';
 import { checkExisting, pathExists } from './database.js';

@@ -7,7 +7,7 @@ import { migrateDatabase } from './migrate.js';
 import { sqliteAdapter } from './sqlite-adapter.js';
 import { type TxSql, WriterStatements } from './tx-sql.js';
 
-export type { Category, Event, Item } from '../generated/prisma/client.js';
+export type { ApiKey, Category, Event, Item } from '../generated/prisma/client.js';
 export type { EventType, ItemStatus } from '../generated/prisma/enums.js';
 export type { TxSql } from './tx-sql.js';
 

@@ -27,23 +27,34 @@ export function toItem(row: ItemRow): Item {
   };
 }
 
-const NEXT_CLAIMABLE = (batchFilter: string) => `
+const NEXT_CLAIMABLE = (filters: string) => `
   SELECT * FROM "Item"
-  WHERE "status" = 'PENDING' AND ("leaseTokenHash" IS NULL OR "leaseExpiresAt" <= ?) ${batchFilter}
+  WHERE "status" = 'PENDING' AND ("leaseTokenHash" IS NULL OR "leaseExpiresAt" <= ?) ${filters}
   ORDER BY "createdAt", "batchId", "recordId"
   LIMIT 1`;
-const NEXT_CLAIMABLE_ANY = NEXT_CLAIMABLE('');
-const NEXT_CLAIMABLE_IN_BATCH = NEXT_CLAIMABLE('AND "batchId" = ?');
+const NEXT_CLAIMABLE_QUERIES = {
+  any: NEXT_CLAIMABLE(''),
+  inBatch: NEXT_CLAIMABLE('AND "batchId" = ?'),
+  notAddedBy: NEXT_CLAIMABLE('AND "addedBy" <> ?'),
+  inBatchNotAddedBy: NEXT_CLAIMABLE('AND "batchId" = ? AND "addedBy" <> ?'),
+};
 
 /**
  * The first claimable item — pending, and never leased or its lease lapsed — in seed A's
- * order (createdAt, batchId, recordId), optionally within one batch. Null when none is claimable.
+ * order (createdAt, batchId, recordId), optionally within one batch and skipping the items
+ * `notAddedBy` proposed. Null when none is claimable.
  */
-export function findNextClaimable(sql: TxSql, now: Date, batchId: string | null): Item | null {
+export function findNextClaimable(sql: TxSql, now: Date, filter: { batchId: string | null; notAddedBy: string | null }): Item | null {
+  const { batchId, notAddedBy } = filter;
+  const at = now.getTime();
   const rows =
     batchId === null
-      ? sql.all<ItemRow>(NEXT_CLAIMABLE_ANY, now.getTime())
-      : sql.all<ItemRow>(NEXT_CLAIMABLE_IN_BATCH, now.getTime(), batchId);
+      ? notAddedBy === null
+        ? sql.all<ItemRow>(NEXT_CLAIMABLE_QUERIES.any, at)
+        : sql.all<ItemRow>(NEXT_CLAIMABLE_QUERIES.notAddedBy, at, notAddedBy)
+      : notAddedBy === null
+        ? sql.all<ItemRow>(NEXT_CLAIMABLE_QUERIES.inBatch, at, batchId)
+        : sql.all<ItemRow>(NEXT_CLAIMABLE_QUERIES.inBatchNotAddedBy, at, batchId, notAddedBy);
   return rows[0] ? toItem(rows[0]) : null;
 }
 

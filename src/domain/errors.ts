@@ -23,6 +23,14 @@ export const ERROR_CODES = {
   CATEGORY_NOT_FOUND: 'No category has this name.',
   TOO_MANY_ITEMS: 'A single call may add at most 500 items.',
   INVALID_ARGUMENT: 'An argument is outside its documented range.',
+  UNAUTHENTICATED: 'No valid credential: send `Authorization: Bearer <API key or JWT>` (WebSocket: connectionParams.authorization).',
+  FORBIDDEN: 'The principal lacks a role this operation needs.',
+  NOT_LEASE_HOLDER: 'The lease is held by another principal: only its holder may renew, release or decide it.',
+  SELF_REVIEW: 'A principal may not review an item it proposed.',
+  API_KEY_NOT_FOUND: 'No API key has this id.',
+  API_KEY_REVOKED: 'The API key is already revoked.',
+  INVALID_ROLE: 'The roles must be a non-empty list of ADMIN, PROPOSER, REVIEWER, EXECUTOR, VIEWER.',
+  RATE_LIMITED: 'Too many changes from this principal; retry after the time given.',
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -10,6 +10,10 @@ export const EVENT_TYPES = {
   LEASE_EXPIRED:
     'A lease lapsed without renewal; recorded once per lease, when it happens or at the latest when the item is claimed again.',
   ITEM_DECIDED: 'The holder recorded a decision; the lease ended with it.',
+  API_KEY_CREATED: 'An administrator (or the first start of a new database) made an API key; details name it, never the key.',
+  API_KEY_REVOKED: 'An administrator revoked an API key; connections it opened are closed.',
+  OPERATION_REFUSED:
+    'An authenticated principal attempted a change and was refused (missing role, not the holder, self-review, or a broken rule); details say which operation and why.',
 } as const;
 
 export type EventType = keyof typeof EVENT_TYPES;

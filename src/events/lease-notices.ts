@@ -41,13 +41,18 @@ function noticeFor(event: FeedEvent, leaseNumber: number): LeaseNoticeKind | nul
 
 /**
  * Notices for the lease `token` proves. Refused with CLAIM_NOT_FOUND when no pending item holds it.
- * Ends after LOST, RELEASED or DECIDED.
+ * Ends after LOST, RELEASED or DECIDED. Only `holder` may follow it (NOT_LEASE_HOLDER otherwise).
  */
-export function leaseNotices(live: Live, token: string): AsyncIterableIterator<LeaseNotice> {
+export function leaseNotices(live: Live, token: string, holder: string): AsyncIterableIterator<LeaseNotice> {
   const held = live.tail.itemByLeaseTokenHash(hashLeaseToken(token));
   if (held?.status !== 'PENDING' || held.leaseExpiresAt === null) {
     throw new GraphQLError('No pending item holds this token: it was never issued, or was released, decided or replaced.', {
       extensions: { code: 'CLAIM_NOT_FOUND', field: 'token' },
+    });
+  }
+  if (held.claimedBy !== holder) {
+    throw new GraphQLError('This lease is held by another principal; only its holder may follow it.', {
+      extensions: { code: 'NOT_LEASE_HOLDER', field: 'token' },
     });
   }
   const itemId = held.id;

@@ -1,8 +1,12 @@
 // The Pothos schema builder: plugins, scalars and the shared error types.
 import SchemaBuilder from '@pothos/core';
+import ComplexityPlugin from '@pothos/plugin-complexity';
 import ErrorsPlugin from '@pothos/plugin-errors';
 import RelayPlugin from '@pothos/plugin-relay';
+import ScopeAuthPlugin from '@pothos/plugin-scope-auth';
+import { GraphQLError, type GraphQLField, type GraphQLResolveInfo, getNullableType, isListType } from 'graphql';
 import { DateTimeResolver, JSONObjectResolver } from 'graphql-scalars';
+import { can, PERMISSIONS, type Permission } from '../domain/access.js';
 import { DomainError, ERROR_CODES } from '../domain/errors.js';
 import type { GraphQLContext } from './context.js';
 
@@ -18,8 +22,49 @@ function decodeGlobalId(globalId: string): { typename: string; id: string } {
   return { typename: match[1], id: match[2] };
 }
 
+/**
+ * The cost model: each field costs 1; a connection multiplies what is selected under it by the page
+ * it asks for (first/last, default 20, at most 100); other lists by 10. The limit lets a page of 100
+ * items with every field through, or 20 items with 20 events each, but not 100 × 100.
+ */
+export const QUERY_COST_LIMIT = 5_000;
+const DEFAULT_PAGE = 20;
+
+function fieldComplexity(
+  args: Record<string, unknown>,
+  _context: GraphQLContext,
+  field: GraphQLField<unknown, GraphQLContext, Record<string, unknown>>,
+) {
+  if (field.args.some((arg) => arg.name === 'first')) {
+    const page = typeof args.first === 'number' ? args.first : typeof args.last === 'number' ? args.last : DEFAULT_PAGE;
+    return { field: 1, multiplier: Math.min(Math.max(page, 1), 100) };
+  }
+  // A connection's edges are already counted by its page size.
+  if (field.name === 'edges') return { field: 1, multiplier: 1 };
+  return { field: 1, multiplier: isListType(getNullableType(field.type)) ? 10 : 1 };
+}
+
+/** One auth scope per permission of src/domain/access.ts; each is true when the caller has a role that grants it. */
+type AuthScopes = Record<Permission, boolean>;
+
+function scopesOf(context: GraphQLContext): AuthScopes {
+  return Object.fromEntries(
+    (Object.keys(PERMISSIONS) as Permission[]).map((permission) => [permission, can(context.principal, permission)]),
+  ) as AuthScopes;
+}
+
+/** Which permission each root field needs, so refusals can name the roles that would do. */
+export const FIELD_PERMISSIONS = new Map<string, Permission>();
+
+/** The `authScopes` of a root field, remembered for error messages and the documentation test. */
+export function requires(parentType: 'Query' | 'Mutation' | 'Subscription', fieldName: string, permission: Permission) {
+  FIELD_PERMISSIONS.set(`${parentType}.${fieldName}`, permission);
+  return { [permission]: true } as Partial<AuthScopes>;
+}
+
 export const builder = new SchemaBuilder<{
   Context: GraphQLContext;
+  AuthScopes: AuthScopes;
   DefaultFieldNullability: false;
   Scalars: {
     DateTime: { Input: Date; Output: Date };
@@ -27,17 +72,42 @@ export const builder = new SchemaBuilder<{
   };
 }>({
   defaultFieldNullability: false,
-  plugins: [ErrorsPlugin, RelayPlugin],
+  // Scope-auth first, so a refusal is a top-level FORBIDDEN error rather than a UserError in the union.
+  plugins: [ScopeAuthPlugin, ErrorsPlugin, RelayPlugin, ComplexityPlugin],
+  complexity: {
+    fieldComplexity,
+    limit: { complexity: QUERY_COST_LIMIT },
+    complexityError: (_kind, result) =>
+      new GraphQLError(
+        `The operation costs ${result.complexity}, over the limit of ${QUERY_COST_LIMIT}: ask for smaller pages (first/last) or fewer nested connections.`,
+        { extensions: { code: 'QUERY_TOO_COMPLEX', cost: result.complexity, limit: QUERY_COST_LIMIT } },
+      ),
+  },
+  scopeAuth: {
+    authScopes: scopesOf,
+    // Check a subscription once, when it starts, rather than on every event it delivers.
+    authorizeOnSubscribe: true,
+    unauthorizedError: (_parent, context, info) => {
+      const error = new DomainError(
+        'FORBIDDEN',
+        `${context.principal.name} may not use ${info.parentType.name}.${info.fieldName}: it needs one of the roles ${rolesFor(info.parentType.name, info.fieldName)}.`,
+      );
+      if (info.parentType.name === 'Mutation') context.recordRefusal(info.fieldName, error);
+      return error;
+    },
+  },
   relay: {
     clientMutationId: 'omit',
     cursorType: 'String',
     decodeGlobalID: decodeGlobalId,
     nodeQueryOptions: {
       description: 'Fetches any object by its global id; null when it does not exist.',
+      authScopes: requires('Query', 'node', 'readQueue'),
       args: { id: { description: 'A global id from an `id` field.' } },
     },
     nodesQueryOptions: {
       description: 'Fetches objects by their global ids, in the same order; null for each that does not exist.',
+      authScopes: requires('Query', 'nodes', 'readQueue'),
       args: { ids: { description: 'Global ids from `id` fields.' } },
     },
     nodeTypeOptions: { description: 'An object with a global id (Relay).' },
@@ -58,6 +128,28 @@ export const builder = new SchemaBuilder<{
   },
   errors: { directResult: true },
 });
+
+/**
+ * Wraps a mutation's resolver so that an expected refusal (a DomainError, which the errors plugin
+ * turns into a UserError) is also recorded in the history with the principal who attempted it.
+ */
+export function audited<Parent, Args, Result>(
+  resolve: (parent: Parent, args: Args, context: GraphQLContext) => Promise<Result>,
+): (parent: Parent, args: Args, context: GraphQLContext, info: GraphQLResolveInfo) => Promise<Result> {
+  return async (parent, args, context, info) => {
+    try {
+      return await resolve(parent, args, context);
+    } catch (error) {
+      if (error instanceof DomainError) context.recordRefusal(info.fieldName, error);
+      throw error;
+    }
+  };
+}
+
+function rolesFor(parentType: string, fieldName: string): string {
+  const permission = FIELD_PERMISSIONS.get(`${parentType}.${fieldName}`);
+  return permission ? PERMISSIONS[permission].join(', ') : '(none)';
+}
 
 builder.addScalarType('DateTime', DateTimeResolver, {
   description: 'An instant in UTC, as an ISO-8601 string with milliseconds (e.g. 2026-11-30T09:00:00.000Z).',

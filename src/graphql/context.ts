@@ -1,4 +1,7 @@
-// The per-request context shared by HTTP and WebSocket operations.
+// The per-request context shared by HTTP and WebSocket operations: who is calling, and the
+// services they call into.
+import type { Principal } from '../domain/access.js';
+import type { DomainError } from '../domain/errors.js';
 import type { Live } from '../events/live.js';
 import type { Logger } from '../logger.js';
 import type { Actor, ServiceDeps } from '../services/context.js';
@@ -11,19 +14,19 @@ export interface GraphQLContext extends ServiceDeps {
   live: Live;
   /** Set for operations arriving over a WebSocket: leases bound to it are released when it closes. */
   connection: ConnectionScope | null;
+  /** The authenticated caller. Anonymous requests never reach GraphQL (see src/auth/). */
+  principal: Principal;
+  /** The principal as services see it: every change records it as actor, holder or decider. */
+  actor: Actor;
   /**
-   * Who is acting. Until authentication arrives this is the name a caller gives
-   * (seed A's `--reviewer`), or the `X-Leasehold-Actor` header for other changes.
-   * Every mutation takes its actor from here and nowhere else.
+   * Records a refused attempt at a change as an OPERATION_REFUSED event. The response waits for
+   * the record (see the audit plugin in app.ts), so a refusal the caller saw is in the history.
    */
-  actor(claimedName?: string | null): Actor;
-}
-
-const ACTOR_HEADER = 'x-leasehold-actor';
-
-export function actorResolver(headers: Headers | undefined): GraphQLContext['actor'] {
-  const fromHeader = headers?.get(ACTOR_HEADER) ?? null;
-  return (claimedName) => ({ name: claimedName ?? fromHeader ?? 'anonymous' });
+  recordRefusal(operation: string, error: DomainError): void;
+  /** Stops accepting a revoked key in this process at once (other processes learn of it from the event feed). */
+  forgetApiKey(keyId: number): void;
+  /** Resolves once every refusal recorded so far is committed. */
+  refusalsRecorded(): Promise<void>;
 }
 
 /** A WebSocket connection's own state. */

@@ -6,7 +6,7 @@ import { addCategories, retireCategory } from '../services/categories.js';
 import { decideItem } from '../services/decisions.js';
 import { type AddItemOutcome, addItem, addItems } from '../services/items.js';
 import { claimItem, releaseLease, renewLease } from '../services/leases.js';
-import { builder } from './builder.js';
+import { audited, builder, requires } from './builder.js';
 import { CategoryRef } from './types/category.js';
 import { ItemRef } from './types/refs.js';
 
@@ -121,6 +121,7 @@ const ClaimItemPayload = builder.objectRef<{ claim: { item: Item; token: string 
 
 builder.mutationFields((t) => ({
   addCategories: t.field({
+    authScopes: requires('Mutation', 'addCategories', 'manageCategories'),
     type: CategoriesPayload,
     description: 'Sets up or extends the allowed categories (1–100 names, all new, each ≤ 50 characters). All or nothing.',
     errors: refusals('AddCategories'),
@@ -134,9 +135,10 @@ builder.mutationFields((t) => ({
         }),
       }),
     },
-    resolve: async (_root, { input }, context) => ({ categories: await addCategories(context, context.actor(), input.names) }),
+    resolve: audited(async (_root, { input }, context) => ({ categories: await addCategories(context, context.actor, input.names) })),
   }),
   retireCategory: t.field({
+    authScopes: requires('Mutation', 'retireCategory', 'manageCategories'),
     type: CategoryPayload,
     description: 'Stops a category being proposed or chosen. Items that already use it keep it.',
     errors: refusals('RetireCategory'),
@@ -150,16 +152,18 @@ builder.mutationFields((t) => ({
         }),
       }),
     },
-    resolve: async (_root, { input }, context) => ({ category: await retireCategory(context, context.actor(), input.name) }),
+    resolve: audited(async (_root, { input }, context) => ({ category: await retireCategory(context, context.actor, input.name) })),
   }),
   addItem: t.field({
+    authScopes: requires('Mutation', 'addItem', 'addItem'),
     type: AddItemPayload,
     description: 'Adds one proposal to the queue.',
     errors: refusals('AddItem'),
     args: { input: t.arg({ type: AddItemInput, required: true, description: 'The proposal.' }) },
-    resolve: async (_root, { input }, context) => ({ item: await addItem(context, context.actor(), input) }),
+    resolve: audited(async (_root, { input }, context) => ({ item: await addItem(context, context.actor, input) })),
   }),
   addItems: t.field({
+    authScopes: requires('Mutation', 'addItems', 'addItem'),
     type: AddItemsPayload,
     description: 'Adds up to 500 proposals in one transaction, with an outcome per input.',
     errors: refusals('AddItems'),
@@ -173,11 +177,12 @@ builder.mutationFields((t) => ({
         }),
       }),
     },
-    resolve: async (_root, { input }, context) => ({
-      entries: (await addItems(context, context.actor(), input.items)).map((outcome, index) => ({ ...outcome, index })),
-    }),
+    resolve: audited(async (_root, { input }, context) => ({
+      entries: (await addItems(context, context.actor, input.items)).map((outcome, index) => ({ ...outcome, index })),
+    })),
   }),
   claimItem: t.field({
+    authScopes: requires('Mutation', 'claimItem', 'claimItem'),
     type: ClaimItemPayload,
     description:
       'Leases the first claimable item (pending, and unleased or lapsed; oldest first, then batchId, recordId). ' +
@@ -188,9 +193,8 @@ builder.mutationFields((t) => ({
         required: true,
         description: 'What to do; see the input type.',
         type: builder.inputType('ClaimItemInput', {
-          description: 'Who claims, for how long, and optionally from which batch.',
+          description: 'For how long, and optionally from which batch. The caller is the holder.',
           fields: (f) => ({
-            reviewer: f.string({ required: true, description: 'The reviewer’s name (1–100 characters), recorded as holder.' }),
             leaseSeconds: f.int({ defaultValue: 300, description: 'Lease length, 30–3600 seconds (default 300).' }),
             batchId: f.string({ description: 'Only claim from this batch.' }),
             releaseOnDisconnect: f.boolean({
@@ -202,7 +206,7 @@ builder.mutationFields((t) => ({
         }),
       }),
     },
-    resolve: async (_root, { input }, context) => {
+    resolve: audited(async (_root, { input }, context) => {
       if (input.releaseOnDisconnect && !context.connection) {
         throw new DomainError(
           'INVALID_ARGUMENT',
@@ -210,12 +214,13 @@ builder.mutationFields((t) => ({
           'releaseOnDisconnect',
         );
       }
-      const claim = await claimItem(context, context.actor(input.reviewer), { leaseSeconds: input.leaseSeconds, batchId: input.batchId });
+      const claim = await claimItem(context, context.actor, { leaseSeconds: input.leaseSeconds, batchId: input.batchId });
       if (claim && input.releaseOnDisconnect) context.connection?.bindLease(claim.token);
       return { claim };
-    },
+    }),
   }),
   renewLease: t.field({
+    authScopes: requires('Mutation', 'renewLease', 'renewLease'),
     type: RenewLeasePayload,
     description: 'Sets the lease to expire leaseSeconds from now (not from the old expiry). Only while it is unexpired.',
     errors: refusals('RenewLease'),
@@ -232,9 +237,10 @@ builder.mutationFields((t) => ({
         }),
       }),
     },
-    resolve: async (_root, { input }, context) => ({ item: await renewLease(context, context.actor(), input) }),
+    resolve: audited(async (_root, { input }, context) => ({ item: await renewLease(context, context.actor, input) })),
   }),
   releaseLease: t.field({
+    authScopes: requires('Mutation', 'releaseLease', 'releaseLease'),
     type: ReleaseLeasePayload,
     description: 'Gives the item back undecided; it is claimable again at once.',
     errors: refusals('ReleaseLease'),
@@ -248,9 +254,10 @@ builder.mutationFields((t) => ({
         }),
       }),
     },
-    resolve: async (_root, { input }, context) => ({ item: await releaseLease(context, context.actor(), input) }),
+    resolve: audited(async (_root, { input }, context) => ({ item: await releaseLease(context, context.actor, input) })),
   }),
   decideItem: t.field({
+    authScopes: requires('Mutation', 'decideItem', 'decideItem'),
     type: DecideItemPayload,
     description: 'Records the decision of the holder of an unexpired lease; the lease ends with it.',
     errors: refusals('DecideItem'),
@@ -268,6 +275,6 @@ builder.mutationFields((t) => ({
         }),
       }),
     },
-    resolve: async (_root, { input }, context) => ({ item: await decideItem(context, context.actor(), input) }),
+    resolve: audited(async (_root, { input }, context) => ({ item: await decideItem(context, context.actor, input) })),
   }),
 }));

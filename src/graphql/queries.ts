@@ -1,7 +1,7 @@
 // Query root fields: lookups, filtered lists, categories, history and the server clock.
 import { DomainError } from '../domain/errors.js';
 import { findItemByKey, listCategories, listEvents, listItems } from '../services/queries.js';
-import { builder } from './builder.js';
+import { builder, requires } from './builder.js';
 import { resolveConnection } from './pagination.js';
 import { CategoryRef } from './types/category.js';
 import { ClaimStateEnum, EventConnection, EventRef, EventTypeEnum, ItemRef, ItemStatusEnum } from './types/refs.js';
@@ -28,11 +28,13 @@ const EventFilterInput = builder.inputType('EventFilter', {
 
 builder.queryFields((t) => ({
   serverTime: t.field({
+    authScopes: requires('Query', 'serverTime', 'readQueue'),
     type: 'DateTime',
     description: 'The server clock, the only clock leases follow. Show countdowns against this, not the client clock.',
     resolve: (_root, _args, context) => context.clock.now(),
   }),
   item: t.field({
+    authScopes: requires('Query', 'item', 'readQueue'),
     type: ItemRef,
     description: 'Looks an item up by its natural key. ITEM_NOT_FOUND when there is none.',
     errors: {
@@ -47,6 +49,7 @@ builder.queryFields((t) => ({
   }),
   items: t.connection(
     {
+      authScopes: requires('Query', 'items', 'readQueue'),
       type: ItemRef,
       description: 'Items in the order they were added, optionally filtered (page size 0–100, default 20).',
       args: { filter: t.arg({ type: ItemFilterInput, description: 'Conditions every listed item meets.' }) },
@@ -57,6 +60,7 @@ builder.queryFields((t) => ({
   ),
   events: t.connection(
     {
+      authScopes: requires('Query', 'events', 'readQueue'),
       type: EventRef,
       description: 'The whole history, oldest first (page size 0–100, default 20).',
       args: { filter: t.arg({ type: EventFilterInput, description: 'Conditions every listed event meets.' }) },
@@ -65,6 +69,7 @@ builder.queryFields((t) => ({
     EventConnection,
   ),
   categories: t.field({
+    authScopes: requires('Query', 'categories', 'readQueue'),
     type: [CategoryRef],
     description: 'Categories by name; retired ones only when asked for.',
     args: {

@@ -7,6 +7,7 @@ import './types/item.js';
 import './queries.js';
 import './mutations.js';
 import './subscriptions.js';
+import './access.js';
 
 export const schema = builder.toSchema();
 

@@ -5,7 +5,7 @@ import { LIMITS, validateText, validateToken } from '../domain/validation.js';
 import { type LeaseNotice, leaseNotices } from '../events/lease-notices.js';
 import { latestValueStream, type QueueStats } from '../events/live.js';
 import { eventStream } from '../events/streams.js';
-import { builder } from './builder.js';
+import { builder, requires } from './builder.js';
 import { EventRef, EventTypeEnum, ItemKindEnum, ItemRef } from './types/refs.js';
 
 builder.subscriptionType({
@@ -100,6 +100,7 @@ const QueueStatsRef = builder.objectRef<QueueStats>('QueueStats').implement({
 
 builder.subscriptionFields((t) => ({
   queueEvents: t.field({
+    authScopes: requires('Subscription', 'queueEvents', 'subscribeQueue'),
     type: EventRef,
     description: 'Every change to the queue, in order, optionally filtered.',
     args: {
@@ -123,6 +124,7 @@ builder.subscriptionFields((t) => ({
     resolve: (event) => event,
   }),
   itemEvents: t.field({
+    authScopes: requires('Subscription', 'itemEvents', 'subscribeQueue'),
     type: EventRef,
     description: 'Every change to one item, in order.',
     args: {
@@ -140,15 +142,17 @@ builder.subscriptionFields((t) => ({
     resolve: (event) => event,
   }),
   leaseEvents: t.field({
+    authScopes: requires('Subscription', 'leaseEvents', 'subscribeLease'),
     type: LeaseNoticeRef,
     description:
       'The holder’s own stream for one lease: renewed, expiring soon, expired, lost to a re-claim, released, decided. ' +
       'Refused with CLAIM_NOT_FOUND when no pending item holds the token.',
     args: { token: t.arg.string({ required: true, description: 'The token from claimItem.' }) },
-    subscribe: (_root, args, context) => leaseNotices(context.live, validateToken(args.token)),
+    subscribe: (_root, args, context) => leaseNotices(context.live, validateToken(args.token), context.principal.name),
     resolve: (notice) => notice,
   }),
   queueStats: t.field({
+    authScopes: requires('Subscription', 'queueStats', 'subscribeQueue'),
     type: QueueStatsRef,
     description: 'Queue counts now, then again after every change.',
     subscribe: (_root, _args, context) => latestValueStream(context.live, () => context.live.stats()),

@@ -1,8 +1,23 @@
 // The document GraphiQL opens with: seed A's tutorial as GraphQL operations, to run top to bottom.
 
-export const TUTORIAL_DOCUMENT = `# Leasehold: seed A's tutorial as GraphQL operations.
-# Run them in order with the ▶ button (it asks which one). After ClaimItem, copy
-# lease.token into the Variables pane as {"token": "lh_…"} for RenewLease and DecideItem.
+export const TUTORIAL_DOCUMENT = `# Leasehold: seed A's tutorial as GraphQL operations. Run them in order with the ▶ button
+# (it asks which one). Every request needs a key in the Headers pane below:
+#   { "Authorization": "Bearer lhk_…" }
+# 1. As the ADMIN (the key \`npm start\` printed on first run): CreateKeys, then SetUpCategories.
+# 2. Put the "classifier" key from CreateKeys in Headers: AddItem.
+# 3. Put the "tanaka" key in Headers: ClaimItem. Copy lease.token into the Variables pane as
+#    {"token": "lh_…"} for RenewLease and DecideItem. (A reviewer never gets items it proposed.)
+
+mutation CreateKeys {
+  classifier: createApiKey(input: { name: "classifier", roles: [PROPOSER] }) {
+    ... on CreateApiKeyPayload { key apiKey { id name roles } }
+    ... on UserError { code field message }
+  }
+  tanaka: createApiKey(input: { name: "tanaka", roles: [REVIEWER] }) {
+    ... on CreateApiKeyPayload { key apiKey { id name roles } }
+    ... on UserError { code field message }
+  }
+}
 
 mutation SetUpCategories {
   addCategories(input: { names: ["配送", "請求", "その他"] }) {
@@ -19,7 +34,7 @@ mutation AddItem {
 }
 
 mutation ClaimItem {
-  claimItem(input: { reviewer: "tanaka", leaseSeconds: 300 }) {
+  claimItem(input: { leaseSeconds: 300 }) {
     ... on ClaimItemPayload {
       claimed
       serverTime
@@ -50,6 +65,10 @@ subscription WatchQueue {
     sequence type actor occurredAt serverNow leaseExpiresAt
     item { batchId recordId status claimState claimedBy }
   }
+}
+
+query WhoAmI {
+  viewer { name roles credential }
 }
 
 query ShowItem {

@@ -7,7 +7,15 @@ export interface ServiceDeps {
   clock: Clock;
 }
 
-/** Who performs an operation. For now the name a caller gives (as in seed A); see docs/architecture.md. */
+/**
+ * Who performs an operation: the authenticated principal over GraphQL, or the `--reviewer` given to
+ * the local command line (as in seed A) and 'system' for the server's own work.
+ */
 export interface Actor {
   name: string;
+  /**
+   * True for an authenticated principal. Identity rules that need proof of who is acting (only the
+   * holder may use a lease; no review of one's own proposal) apply to authenticated actors only.
+   */
+  authenticated: boolean;
 }

@@ -21,7 +21,10 @@ export async function decideItem(deps: ServiceDeps, actor: Actor, input: DecideI
 
   return deps.db.write(async (_tx, sql) => {
     const now = deps.clock.now();
-    const held = findActiveLease(sql, token, now);
+    const held = findActiveLease(sql, token, now, actor);
+    if (actor.authenticated && held.addedBy === actor.name) {
+      throw new DomainError('SELF_REVIEW', 'You proposed this item, so you may not decide it; release it for another reviewer.', 'token');
+    }
     const standing = correction === null ? null : categoryStanding(sql, correction);
     const final = finalCategory(input.decision, held.proposedCategory, correction, standing);
     // The decider is the lease holder, as in seed A.

@@ -29,7 +29,8 @@ export interface Claim {
 
 /**
  * Takes the first claimable item in seed A's order (createdAt, batchId, recordId).
- * Returns null when nothing is claimable: a normal answer, not an error.
+ * Returns null when nothing is claimable: a normal answer, not an error. An authenticated
+ * principal never gets an item it proposed (separation of duties): those are skipped.
  */
 export async function claimItem(deps: ServiceDeps, actor: Actor, input: ClaimInput): Promise<Claim | null> {
   // Seed A's order: its argument parser checks the lease length before the reviewer is looked at.
@@ -41,7 +42,7 @@ export async function claimItem(deps: ServiceDeps, actor: Actor, input: ClaimInp
 
   return deps.db.write(async (_tx, sql) => {
     const now = deps.clock.now();
-    const found = findNextClaimable(sql, now, batchId);
+    const found = findNextClaimable(sql, now, { batchId, notAddedBy: actor.authenticated ? reviewer : null });
     if (!found) return null;
     // A lapsed lease being replaced is recorded as expired first, if no announcer got to it yet.
     const candidate = found.leaseTokenHash !== null && !found.leaseExpiryRecorded ? recordLapse(sql, found, now) : found;
@@ -85,9 +86,11 @@ export async function claimItem(deps: ServiceDeps, actor: Actor, input: ClaimInp
 
 /**
  * Finds the pending item holding `token` and checks its lease is still running.
- * CLAIM_NOT_FOUND: no pending item holds it. CLAIM_EXPIRED: it does, but the lease lapsed.
+ * CLAIM_NOT_FOUND: no pending item holds it. NOT_LEASE_HOLDER: an authenticated principal other
+ * than the holder presents it (a leaked token is useless to anyone else). CLAIM_EXPIRED: the
+ * lease lapsed.
  */
-export function findActiveLease(sql: TxSql, token: string, now: Date): Item {
+export function findActiveLease(sql: TxSql, token: string, now: Date, actor: Actor): Item {
   const item = findByLeaseTokenHash(sql, hashLeaseToken(token));
   if (item?.status !== 'PENDING' || item.leaseExpiresAt === null) {
     throw new DomainError(
@@ -95,6 +98,9 @@ export function findActiveLease(sql: TxSql, token: string, now: Date): Item {
       'No pending item holds this token: it was never issued, or was released, decided or replaced by a re-claim.',
       'token',
     );
+  }
+  if (actor.authenticated && item.claimedBy !== actor.name) {
+    throw new DomainError('NOT_LEASE_HOLDER', 'This lease is held by another principal; only its holder may use it.', 'token');
   }
   if (isLapsed(item.leaseExpiresAt, now)) {
     throw new DomainError('CLAIM_EXPIRED', 'This lease has expired: claim the item again to get a new token.', 'token');
@@ -108,7 +114,7 @@ export async function renewLease(deps: ServiceDeps, actor: Actor, input: { token
   const token = validateToken(input.token);
   return deps.db.write(async (_tx, sql) => {
     const now = deps.clock.now();
-    const held = findActiveLease(sql, token, now);
+    const held = findActiveLease(sql, token, now, actor);
     const expiresAt = leaseExpiry(now, leaseSeconds);
     if (!extendLease(sql, held, now, expiresAt)) {
       throw new DomainError('CLAIM_CONFLICT', 'The lease changed while renewing; check the item.');
@@ -135,7 +141,7 @@ export async function releaseLease(
   const token = validateToken(input.token);
   return deps.db.write(async (_tx, sql) => {
     const now = deps.clock.now();
-    const held = findActiveLease(sql, token, now);
+    const held = findActiveLease(sql, token, now, actor);
     if (!clearLease(sql, held, now)) {
       throw new DomainError('CLAIM_CONFLICT', 'The lease changed while releasing; check the item.');
     }

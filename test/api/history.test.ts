@@ -1,8 +1,11 @@
-// The append-only history (SPEC §4) through the API: one event per change with the right fields, nothing for
-// a refusal; Item.history and Query.events paging; Relay node/nodes; item filters; and lease tokens never shown.
+// The append-only history (SPEC §4) through the API: one event per change with the right fields and the
+// principal who made it, for a refusal only its OPERATION_REFUSED record; Item.history and Query.events paging;
+// Relay node/nodes; item filters; and lease tokens never shown.
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
+import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Role } from '../../src/domain/access.js';
 import { graphql } from '../gql/index.js';
 import { postGraphQL, startTestServer, type TestServer } from '../support/server.js';
 
@@ -37,7 +40,7 @@ const SetUp = graphql(`
   mutation HiSetUp($names: [String!]!) {
     addCategories(input: { names: $names }) {
       __typename
-      ... on UserError { code field }
+      ... on UserError { code field message }
     }
   }
 `);
@@ -46,7 +49,7 @@ const Retire = graphql(`
   mutation HiRetire($name: String!) {
     retireCategory(input: { name: $name }) {
       __typename
-      ... on UserError { code field }
+      ... on UserError { code field message }
     }
   }
 `);
@@ -56,7 +59,7 @@ const Add = graphql(`
     addItem(input: $input) {
       __typename
       ... on AddItemPayload { item { id version } }
-      ... on UserError { code field }
+      ... on UserError { code field message }
     }
   }
 `);
@@ -66,17 +69,17 @@ const AddMany = graphql(`
     addItems(input: { items: $items }) {
       __typename
       ... on AddItemsPayload { addedCount refusedCount }
-      ... on UserError { code field }
+      ... on UserError { code field message }
     }
   }
 `);
 
 const Claim = graphql(`
-  mutation HiClaim($reviewer: String!, $leaseSeconds: Int, $batchId: String) {
-    claimItem(input: { reviewer: $reviewer, leaseSeconds: $leaseSeconds, batchId: $batchId }) {
+  mutation HiClaim($leaseSeconds: Int, $batchId: String) {
+    claimItem(input: { leaseSeconds: $leaseSeconds, batchId: $batchId }) {
       __typename
       ... on ClaimItemPayload { claimed item { id recordId version } lease { token expiresAt } }
-      ... on UserError { code field }
+      ... on UserError { code field message }
     }
   }
 `);
@@ -86,7 +89,7 @@ const Renew = graphql(`
     renewLease(input: { token: $token, leaseSeconds: $leaseSeconds }) {
       __typename
       ... on RenewLeasePayload { item { version leaseExpiresAt } }
-      ... on UserError { code field }
+      ... on UserError { code field message }
     }
   }
 `);
@@ -96,7 +99,7 @@ const Release = graphql(`
     releaseLease(input: { token: $token }) {
       __typename
       ... on ReleaseLeasePayload { item { version } }
-      ... on UserError { code field }
+      ... on UserError { code field message }
     }
   }
 `);
@@ -106,7 +109,26 @@ const Decide = graphql(`
     decideItem(input: { token: $token, decision: $decision, category: $category }) {
       __typename
       ... on DecideItemPayload { item { version } }
-      ... on UserError { code field }
+      ... on UserError { code field message }
+    }
+  }
+`);
+
+const CreateKey = graphql(`
+  mutation HiCreateKey($name: String!, $roles: [Role!]!) {
+    createApiKey(input: { name: $name, roles: $roles }) {
+      __typename
+      ... on CreateApiKeyPayload { key apiKey { id prefix } }
+      ... on UserError { code field message }
+    }
+  }
+`);
+
+const RevokeKey = graphql(`
+  mutation HiRevokeKey($id: Int!) {
+    revokeApiKey(input: { id: $id }) {
+      __typename
+      ... on UserError { code field message }
     }
   }
 `);
@@ -210,8 +232,26 @@ async function allEvents(
   }
 }
 
+/** Runs `document` as the principal `name` (a REVIEWER unless `roles` say otherwise). */
+async function by<TResult, TVariables>(
+  server: TestServer,
+  name: string,
+  document: TypedDocumentNode<TResult, TVariables>,
+  variables?: TVariables,
+  headers?: Record<string, string>,
+  roles?: Role[],
+) {
+  return (await server.as(name, roles)).gql(document, variables, headers);
+}
+
+/** Makes the API keys of these principals before anything is counted (making one is itself an event). */
+async function principals(server: TestServer, ...specs: [name: string, roles?: Role[]][]) {
+  await server.as('setup', ['ADMIN', 'PROPOSER']);
+  for (const [name, roles] of specs) await server.as(name, roles);
+}
+
 async function claimed(server: TestServer, reviewer: string, leaseSeconds: number, batchId?: string) {
-  const claim = ok(await server.gql(Claim, { reviewer, leaseSeconds, batchId })).claimItem;
+  const claim = ok(await by(server, reviewer, Claim, { leaseSeconds, batchId })).claimItem;
   if (claim.__typename !== 'ClaimItemPayload' || !claim.lease || !claim.item) throw new Error(`claim failed: ${JSON.stringify(claim)}`);
   return { item: claim.item, token: claim.lease.token };
 }
@@ -220,6 +260,7 @@ describe('one event per change, written with the change', () => {
   let server: TestServer;
   beforeAll(async () => {
     server = await startTestServer();
+    await principals(server, ['admin-sato', ['ADMIN']], ['bot', ['PROPOSER']], ['tanaka'], ['suzuki'], ['sato'], ['mallory']);
   });
   afterAll(() => server.stop());
 
@@ -241,9 +282,34 @@ describe('one event per change, written with the change', () => {
 
   it('records every kind of change with type, actor, states, item version, lease expiry and details', async () => {
     const T0 = server.clock.now().getTime();
-    const admin = { 'x-leasehold-actor': 'admin-sato' };
+    const admin = (await server.as('admin-sato', ['ADMIN'])).gql;
 
-    const categories = await change(3, () => server.gql(SetUp, { names: ['配送', '請求', '旧'] }, admin));
+    let keyId = 0;
+    let prefix = '';
+    const [keyCreated] = await change(1, async () => {
+      const made = ok(await admin(CreateKey, { name: 'ito', roles: ['VIEWER', 'REVIEWER'] })).createApiKey;
+      if (made.__typename !== 'CreateApiKeyPayload') throw new Error(JSON.stringify(made));
+      keyId = made.apiKey.id;
+      prefix = made.apiKey.prefix;
+    });
+    expect(keyCreated).toMatchObject({
+      type: 'API_KEY_CREATED',
+      actor: 'admin-sato',
+      item: null,
+      itemVersion: null,
+      categoryName: null,
+      details: { keyId, name: 'ito', roles: 'REVIEWER,VIEWER', prefix },
+    });
+    const [keyRevoked] = await change(1, () => admin(RevokeKey, { id: keyId }));
+    expect(keyRevoked).toMatchObject({
+      type: 'API_KEY_REVOKED',
+      actor: 'admin-sato',
+      item: null,
+      itemVersion: null,
+      details: { keyId, name: 'ito', prefix },
+    });
+
+    const categories = await change(3, () => admin(SetUp, { names: ['配送', '請求', '旧'] }));
     expect(categories).toEqual(
       ['配送', '請求', '旧'].map((name) =>
         expect.objectContaining({
@@ -260,7 +326,7 @@ describe('one event per change, written with the change', () => {
       ),
     );
 
-    const [retired] = await change(1, () => server.gql(Retire, { name: '旧' }, admin));
+    const [retired] = await change(1, () => admin(Retire, { name: '旧' }));
     expect(retired).toMatchObject({ type: 'CATEGORY_RETIRED', actor: 'admin-sato', categoryName: '旧', item: null, itemVersion: null });
 
     server.clock.advance(500);
@@ -269,11 +335,9 @@ describe('one event per change, written with the change', () => {
     let itemId = '';
     const [added] = await change(1, async () => {
       const result = ok(
-        await server.gql(
-          Add,
-          { input: { batchId: 'h', recordId: 'r1', proposedCategory: '配送', reason: 'why' } },
-          { 'x-leasehold-actor': 'bot' },
-        ),
+        await by(server, 'bot', Add, { input: { batchId: 'h', recordId: 'r1', proposedCategory: '配送', reason: 'why' } }, {}, [
+          'PROPOSER',
+        ]),
       ).addItem;
       if (result.__typename !== 'AddItemPayload') throw new Error(JSON.stringify(result));
       itemId = result.item.id;
@@ -309,7 +373,10 @@ describe('one event per change, written with the change', () => {
     server.clock.advance(10_000);
 
     await server.settle();
-    const [renewEvent] = await change(1, () => server.gql(Renew, { token, leaseSeconds: 120 }, { 'x-leasehold-actor': 'mallory' }));
+    // The actor is the authenticated principal: a leftover actor header names nobody.
+    const [renewEvent] = await change(1, () =>
+      by(server, 'tanaka', Renew, { token, leaseSeconds: 120 }, { 'x-leasehold-actor': 'mallory' }),
+    );
     expect(renewEvent).toMatchObject({
       type: 'LEASE_RENEWED',
       actor: 'tanaka',
@@ -320,7 +387,7 @@ describe('one event per change, written with the change', () => {
       details: { holder: 'tanaka', leaseSeconds: 120, previousExpiresAt: iso(T0 + 500 + 60_000) },
     });
 
-    const [releaseEvent] = await change(1, () => server.gql(Release, { token }));
+    const [releaseEvent] = await change(1, () => by(server, 'tanaka', Release, { token }));
     expect(releaseEvent).toMatchObject({
       type: 'LEASE_RELEASED',
       actor: 'tanaka',
@@ -377,7 +444,7 @@ describe('one event per change, written with the change', () => {
 
     await server.settle();
     const [decided] = await change(1, () =>
-      server.gql(Decide, { token, decision: 'CORRECTED', category: '請求' }, { 'x-leasehold-actor': 'mallory' }),
+      by(server, 'sato', Decide, { token, decision: 'CORRECTED', category: '請求' }, { 'x-leasehold-actor': 'mallory' }),
     );
     expect(decided).toMatchObject({
       type: 'ITEM_DECIDED',
@@ -422,14 +489,14 @@ describe('one event per change, written with the change', () => {
       }),
     );
     const a = await claimed(server, 'tanaka', 300, 'h2');
-    const [accepted] = await change(1, () => server.gql(Decide, { token: a.token, decision: 'ACCEPTED' }));
+    const [accepted] = await change(1, () => by(server, 'tanaka', Decide, { token: a.token, decision: 'ACCEPTED' }));
     expect(accepted).toMatchObject({
       fromStatus: 'PENDING',
       toStatus: 'ACCEPTED',
       details: { decision: 'ACCEPTED', finalCategory: '配送', reviewedBy: 'tanaka' },
     });
     const b = await claimed(server, 'tanaka', 300, 'h2');
-    const [rejected] = await change(1, () => server.gql(Decide, { token: b.token, decision: 'REJECTED' }));
+    const [rejected] = await change(1, () => by(server, 'tanaka', Decide, { token: b.token, decision: 'REJECTED' }));
     expect(rejected).toMatchObject({
       fromStatus: 'PENDING',
       toStatus: 'REJECTED',
@@ -437,7 +504,7 @@ describe('one event per change, written with the change', () => {
     });
   });
 
-  it('a refused mutation writes no event row and changes nothing', async () => {
+  it('a refused mutation changes nothing: its one trace is an OPERATION_REFUSED event saying who tried what and why', async () => {
     await change(1, () => server.gql(Add, { input: { batchId: 'h3', recordId: 'r1', proposedCategory: '配送', reason: 'x' } }));
     const live = await claimed(server, 'tanaka', 300, 'h3');
     await change(1, () => server.gql(Add, { input: { batchId: 'h3', recordId: 'r2', proposedCategory: '配送', reason: 'x' } }));
@@ -445,38 +512,163 @@ describe('one event per change, written with the change', () => {
     server.clock.advance(30_000);
     await server.settle();
 
-    const refusals: [string, () => Promise<{ data?: unknown }>][] = [
-      ['addCategories duplicate', () => server.gql(SetUp, { names: ['新', '配送'] })],
-      ['addCategories repeated', () => server.gql(SetUp, { names: ['新', '新'] })],
-      ['retire unknown', () => server.gql(Retire, { name: 'nope' })],
-      ['retire twice', () => server.gql(Retire, { name: '旧' })],
-      ['addItem bad text', () => server.gql(Add, { input: { batchId: ' h3', recordId: 'r9', proposedCategory: '配送', reason: 'x' } })],
-      ['addItem duplicate', () => server.gql(Add, { input: { batchId: 'h3', recordId: 'r1', proposedCategory: '配送', reason: 'x' } })],
-      ['addItem retired', () => server.gql(Add, { input: { batchId: 'h3', recordId: 'r9', proposedCategory: '旧', reason: 'x' } })],
+    type Answer = { data?: unknown; errors?: { message: string; extensions?: Record<string, unknown> }[] };
+    // [label, the operation refused (null: not refused as a whole), who tried, the code, the attempt]
+    const refusals: [string, string | null, string, string | null, () => Promise<Answer>][] = [
+      ['addCategories duplicate', 'addCategories', 'setup', 'DUPLICATE_CATEGORY', () => server.gql(SetUp, { names: ['新', '配送'] })],
+      ['addCategories repeated', 'addCategories', 'setup', 'DUPLICATE_CATEGORY', () => server.gql(SetUp, { names: ['新', '新'] })],
+      ['retire unknown', 'retireCategory', 'setup', 'CATEGORY_NOT_FOUND', () => server.gql(Retire, { name: 'nope' })],
+      ['retire twice', 'retireCategory', 'setup', 'CATEGORY_RETIRED', () => server.gql(Retire, { name: '旧' })],
       [
-        'addItems none good',
+        'addItem bad text',
+        'addItem',
+        'setup',
+        'INVALID_TEXT',
+        () => server.gql(Add, { input: { batchId: ' h3', recordId: 'r9', proposedCategory: '配送', reason: 'x' } }),
+      ],
+      [
+        'addItem duplicate',
+        'addItem',
+        'setup',
+        'DUPLICATE_ITEM',
+        () => server.gql(Add, { input: { batchId: 'h3', recordId: 'r1', proposedCategory: '配送', reason: 'x' } }),
+      ],
+      [
+        'addItem retired',
+        'addItem',
+        'setup',
+        'CATEGORY_RETIRED',
+        () => server.gql(Add, { input: { batchId: 'h3', recordId: 'r9', proposedCategory: '旧', reason: 'x' } }),
+      ],
+      [
+        'addItems none good (a payload with refused entries, not a refused call: nothing at all is written)',
+        null,
+        'setup',
+        null,
         () => server.gql(AddMany, { items: [{ batchId: 'h3', recordId: 'r1', proposedCategory: '配送', reason: 'x' }] }),
       ],
-      ['addItems empty', () => server.gql(AddMany, { items: [] })],
-      ['claim bad lease', () => server.gql(Claim, { reviewer: 'x', leaseSeconds: 29 })],
-      ['claim bad reviewer', () => server.gql(Claim, { reviewer: ' x', leaseSeconds: 300 })],
-      ['renew malformed token', () => server.gql(Renew, { token: 'short', leaseSeconds: 300 })],
-      ['renew expired', () => server.gql(Renew, { token: short.token, leaseSeconds: 300 })],
-      ['release expired', () => server.gql(Release, { token: short.token })],
-      ['decide expired', () => server.gql(Decide, { token: short.token, decision: 'ACCEPTED' })],
-      ['decide unknown category', () => server.gql(Decide, { token: live.token, decision: 'CORRECTED', category: 'nope' })],
-      ['decide unchanged', () => server.gql(Decide, { token: live.token, decision: 'CORRECTED', category: '配送' })],
-      ['decide retired', () => server.gql(Decide, { token: live.token, decision: 'CORRECTED', category: '旧' })],
-      ['renew bad lease', () => server.gql(Renew, { token: live.token, leaseSeconds: 3601 })],
+      ['addItems empty', 'addItems', 'setup', 'TOO_MANY_ITEMS', () => server.gql(AddMany, { items: [] })],
+      ['claim bad lease', 'claimItem', 'tanaka', 'LEASE_OUT_OF_RANGE', () => by(server, 'tanaka', Claim, { leaseSeconds: 29 })],
+      [
+        'renew malformed token',
+        'renewLease',
+        'tanaka',
+        'INVALID_TOKEN',
+        () => by(server, 'tanaka', Renew, { token: 'short', leaseSeconds: 300 }),
+      ],
+      [
+        'renew expired',
+        'renewLease',
+        'tanaka',
+        'CLAIM_EXPIRED',
+        () => by(server, 'tanaka', Renew, { token: short.token, leaseSeconds: 300 }),
+      ],
+      ['release expired', 'releaseLease', 'tanaka', 'CLAIM_EXPIRED', () => by(server, 'tanaka', Release, { token: short.token })],
+      [
+        'decide expired',
+        'decideItem',
+        'tanaka',
+        'CLAIM_EXPIRED',
+        () => by(server, 'tanaka', Decide, { token: short.token, decision: 'ACCEPTED' }),
+      ],
+      [
+        'decide unknown category',
+        'decideItem',
+        'tanaka',
+        'UNKNOWN_CATEGORY',
+        () => by(server, 'tanaka', Decide, { token: live.token, decision: 'CORRECTED', category: 'nope' }),
+      ],
+      [
+        'decide unchanged',
+        'decideItem',
+        'tanaka',
+        'CATEGORY_UNCHANGED',
+        () => by(server, 'tanaka', Decide, { token: live.token, decision: 'CORRECTED', category: '配送' }),
+      ],
+      [
+        'decide retired',
+        'decideItem',
+        'tanaka',
+        'CATEGORY_RETIRED',
+        () => by(server, 'tanaka', Decide, { token: live.token, decision: 'CORRECTED', category: '旧' }),
+      ],
+      [
+        'renew bad lease',
+        'renewLease',
+        'tanaka',
+        'LEASE_OUT_OF_RANGE',
+        () => by(server, 'tanaka', Renew, { token: live.token, leaseSeconds: 3601 }),
+      ],
+      // Refused for who is asking: a missing role (before anything runs), or another principal's lease.
+      ['claim without the REVIEWER role', 'claimItem', 'setup', 'FORBIDDEN', () => server.gql(Claim, { leaseSeconds: 300 })],
+      [
+        'addCategories without the ADMIN role',
+        'addCategories',
+        'tanaka',
+        'FORBIDDEN',
+        () => by(server, 'tanaka', SetUp, { names: ['新'] }),
+      ],
+      [
+        'renew another reviewer’s lease',
+        'renewLease',
+        'mallory',
+        'NOT_LEASE_HOLDER',
+        () => by(server, 'mallory', Renew, { token: live.token, leaseSeconds: 300 }),
+      ],
+      [
+        'decide another reviewer’s lease',
+        'decideItem',
+        'mallory',
+        'NOT_LEASE_HOLDER',
+        () => by(server, 'mallory', Decide, { token: live.token, decision: 'ACCEPTED' }),
+      ],
+      [
+        'release another reviewer’s lapsed lease',
+        'releaseLease',
+        'mallory',
+        'NOT_LEASE_HOLDER',
+        () => by(server, 'mallory', Release, { token: short.token }),
+      ],
     ];
-    for (const [label, run] of refusals) {
-      const everything = ok(await server.gql(Everything, { batchId: 'h3', recordId: 'r1' }));
-      const result = await change(0, run);
-      expect(result, label).toEqual([]);
-      expect(ok(await server.gql(Everything, { batchId: 'h3', recordId: 'r1' })), label).toEqual(everything);
+    const state = async () => {
+      // Everything but the history itself, which `change` checks.
+      const { events: _events, ...rest } = ok(await server.gql(Everything, { batchId: 'h3', recordId: 'r1' }));
+      return rest;
+    };
+    for (const [label, operation, actor, code, run] of refusals) {
+      const before = await state();
+      let answer: Answer = {};
+      const added = await change(operation ? 1 : 0, async () => {
+        answer = await run();
+      });
+      if (operation) {
+        // What the caller was told: a top-level error (FORBIDDEN) or the UserError in the result union.
+        const forbidden = answer.errors?.[0];
+        const seen = forbidden
+          ? { code: forbidden.extensions?.code, field: forbidden.extensions?.field ?? null, message: forbidden.message }
+          : ((answer.data as Record<string, { code?: string; field?: string | null; message?: string }>)[operation] ?? {});
+        expect(seen.code, label).toBe(code);
+        expect(added, label).toEqual([
+          expect.objectContaining({
+            type: 'OPERATION_REFUSED',
+            actor,
+            item: null,
+            itemVersion: null,
+            categoryName: null,
+            fromStatus: null,
+            toStatus: null,
+            leaseExpiresAt: null,
+            details: { operation, code, field: seen.field, message: seen.message },
+          }),
+        ]);
+      } else {
+        expect(answer.data, label).toMatchObject({ addItems: { __typename: 'AddItemsPayload', addedCount: 0, refusedCount: 1 } });
+        expect(added, label).toEqual([]);
+      }
+      expect(await state(), label).toEqual(before);
     }
     // The live lease is intact after all of that.
-    await change(1, () => server.gql(Decide, { token: live.token, decision: 'ACCEPTED' }));
+    await change(1, () => by(server, 'tanaka', Decide, { token: live.token, decision: 'ACCEPTED' }));
   });
 });
 
@@ -484,6 +676,7 @@ describe('paging the history', () => {
   let server: TestServer;
   beforeAll(async () => {
     server = await startTestServer();
+    await principals(server, ['tanaka'], ['suzuki']);
     ok(await server.gql(SetUp, { names: ['配送', '請求'] }));
     for (const recordId of ['a', 'b']) {
       ok(await server.gql(Add, { input: { batchId: 'p', recordId, proposedCategory: '配送', reason: 'x' } }));
@@ -494,18 +687,19 @@ describe('paging the history', () => {
     for (let i = 0; i < 3; i++) {
       server.clock.advance(1_000);
       await server.settle();
-      ok(await server.gql(Renew, { token: a.token, leaseSeconds: 300 }));
-      ok(await server.gql(Renew, { token: b.token, leaseSeconds: 300 }));
+      ok(await by(server, 'tanaka', Renew, { token: a.token, leaseSeconds: 300 }));
+      ok(await by(server, 'suzuki', Renew, { token: b.token, leaseSeconds: 300 }));
     }
-    ok(await server.gql(Decide, { token: a.token, decision: 'ACCEPTED' }));
-    ok(await server.gql(Release, { token: b.token }));
+    ok(await by(server, 'tanaka', Decide, { token: a.token, decision: 'ACCEPTED' }));
+    ok(await by(server, 'suzuki', Release, { token: b.token }));
   });
   afterAll(() => server.stop());
 
   it('Query.events pages forward with first/after and backward with last/before, gap-free and oldest first', async () => {
     const all = await allEvents(server);
-    // 2 categories + 2 adds + 2 claims + 6 renewals + 1 decision + 1 release
-    expect(all).toHaveLength(14);
+    // 3 API keys (setup, tanaka, suzuki) + 2 categories + 2 adds + 2 claims + 6 renewals + 1 decision + 1 release
+    expect(all).toHaveLength(17);
+    expect(all.slice(0, 3).map((e) => e.type)).toEqual(['API_KEY_CREATED', 'API_KEY_CREATED', 'API_KEY_CREATED']);
     const sequences = all.map((e) => e.sequence);
     expect(sequences).toEqual([...sequences].sort((x, y) => x - y));
 
@@ -523,7 +717,7 @@ describe('paging the history', () => {
       if (!page.pageInfo.hasNextPage) break;
       after = page.pageInfo.endCursor;
     }
-    expect(pages).toBe(4);
+    expect(pages).toBe(5);
     expect(forward).toEqual(sequences);
 
     const backward: number[][] = [];
@@ -542,8 +736,8 @@ describe('paging the history', () => {
     const fifth = ok(await server.gql(Events, { first: 5 })).events.edges[4]?.cursor;
     expect(ok(await server.gql(Events, { first: 1, after: fifth })).events.edges[0]?.node.sequence).toBe(sequences[5]);
     expect(ok(await server.gql(Events, { last: 1, before: fifth })).events.edges[0]?.node.sequence).toBe(sequences[3]);
-    // Default page size is 20 (all 14 here); first: 0 is an empty page.
-    expect(ok(await server.gql(Events, {})).events.edges).toHaveLength(14);
+    // Default page size is 20 (all 17 here); first: 0 is an empty page.
+    expect(ok(await server.gql(Events, {})).events.edges).toHaveLength(17);
     expect(ok(await server.gql(Events, { first: 0 })).events.edges).toEqual([]);
   });
 
@@ -555,8 +749,13 @@ describe('paging the history', () => {
     );
     expect(claimsAndDecisions.map((e) => e.type)).toEqual(['LEASE_CLAIMED', 'LEASE_CLAIMED', 'ITEM_DECIDED']);
 
-    const pivot = all[6]?.sequence ?? 0;
-    expect((await allEvents(server, { afterSequence: pivot })).map((e) => e.sequence)).toEqual(all.slice(7).map((e) => e.sequence));
+    // The pivot is the first renewal: after it come only renewals, the decision and the release.
+    const pivotIndex = all.findIndex((e) => e.type === 'LEASE_RENEWED');
+    expect(pivotIndex).toBe(9);
+    const pivot = all[pivotIndex]?.sequence ?? 0;
+    expect((await allEvents(server, { afterSequence: pivot })).map((e) => e.sequence)).toEqual(
+      all.slice(pivotIndex + 1).map((e) => e.sequence),
+    );
     expect(await allEvents(server, { afterSequence: all.at(-1)?.sequence })).toEqual([]);
     expect((await allEvents(server, { afterSequence: 0 })).length).toBe(all.length);
     expect((await allEvents(server, { types: ['LEASE_CLAIMED', 'ITEM_DECIDED'], afterSequence: pivot })).map((e) => e.type)).toEqual([
@@ -677,12 +876,12 @@ describe('items(filter:)', () => {
     await add('f2', 'd');
     await add('f3', 'a');
 
-    ok(await server.gql(Decide, { token: (await claimed(server, 'tanaka', 3600, 'f1')).token, decision: 'ACCEPTED' })); // f1/a
+    ok(await by(server, 'tanaka', Decide, { token: (await claimed(server, 'tanaka', 3600, 'f1')).token, decision: 'ACCEPTED' })); // f1/a
     await claimed(server, 'tanaka', 3600, 'f1'); // f1/b active
     await claimed(server, 'tanaka', 30, 'f2'); // f2/a, expires below
-    ok(await server.gql(Decide, { token: (await claimed(server, 'x', 3600, 'f2')).token, decision: 'REJECTED' })); // f2/b
+    ok(await by(server, 'x', Decide, { token: (await claimed(server, 'x', 3600, 'f2')).token, decision: 'REJECTED' })); // f2/b
     await claimed(server, 'suzuki', 3600, 'f2'); // f2/c active
-    ok(await server.gql(Decide, { token: (await claimed(server, 'y', 3600, 'f2')).token, decision: 'CORRECTED', category: '請求' })); // f2/d
+    ok(await by(server, 'y', Decide, { token: (await claimed(server, 'y', 3600, 'f2')).token, decision: 'CORRECTED', category: '請求' })); // f2/d
     server.clock.advance(30_000);
     await server.settle();
   });
@@ -752,11 +951,11 @@ describe('lease tokens are never shown again', () => {
     // r1: claim, renew, release, re-claim, decide.
     const first = await claimed(server, 'tanaka', 60);
     tokens.push(first.token);
-    ok(await server.gql(Renew, { token: first.token, leaseSeconds: 120 }));
-    ok(await server.gql(Release, { token: first.token }));
+    ok(await by(server, 'tanaka', Renew, { token: first.token, leaseSeconds: 120 }));
+    ok(await by(server, 'tanaka', Release, { token: first.token }));
     const second = await claimed(server, 'suzuki', 60);
     tokens.push(second.token);
-    ok(await server.gql(Decide, { token: second.token, decision: 'CORRECTED', category: '請求' }));
+    ok(await by(server, 'suzuki', Decide, { token: second.token, decision: 'CORRECTED', category: '請求' }));
     // r2: claimed and still held. r3: claimed, lapsed, re-claimed by someone else.
     const held = await claimed(server, 'tanaka', 3600);
     tokens.push(held.token);
@@ -764,18 +963,32 @@ describe('lease tokens are never shown again', () => {
     tokens.push(lapsed.token);
     server.clock.advance(30_000);
     await server.settle();
-    ok(await server.gql(Renew, { token: lapsed.token }));
+    ok(await by(server, 'sato', Renew, { token: lapsed.token }));
     const replacing = await claimed(server, 'ito', 300);
     tokens.push(replacing.token);
-    // Refusals that carry a token: the old one, and a retry of the decided one.
-    ok(await server.gql(Decide, { token: lapsed.token, decision: 'ACCEPTED' }));
-    ok(await server.gql(Release, { token: second.token }));
-    // A request the server cannot even validate, with a token inside the query text and the variables.
-    await postGraphQL(server.url, `mutation { renewLease(input: { token: "${held.token}", leaseSeconds: "soon" }) { __typename } }`);
-    await postGraphQL(server.url, 'mutation ($t: String!) { releaseLease(input: { token: $t, nope: 1 }) { __typename } }', {
-      t: held.token,
+    // Refusals that carry a token (each recorded as OPERATION_REFUSED): the old one, a retry of the decided one,
+    // and a live one presented by a principal that does not hold it.
+    expect(ok(await by(server, 'sato', Decide, { token: lapsed.token, decision: 'ACCEPTED' })).decideItem).toMatchObject({
+      code: 'CLAIM_NOT_FOUND',
     });
-    await postGraphQL(server.url, 'mutation ($t: Int!) { releaseLease(input: { token: $t }) { __typename } }', { t: replacing.token });
+    expect(ok(await by(server, 'suzuki', Release, { token: second.token })).releaseLease).toMatchObject({ code: 'CLAIM_NOT_FOUND' });
+    expect(ok(await by(server, 'mallory', Renew, { token: held.token })).renewLease).toMatchObject({ code: 'NOT_LEASE_HOLDER' });
+    // A request the server cannot even validate, with a token inside the query text and the variables.
+    const tanaka = (await server.as('tanaka')).headers;
+    const ito = (await server.as('ito')).headers;
+    await postGraphQL(
+      server.url,
+      `mutation { renewLease(input: { token: "${held.token}", leaseSeconds: "soon" }) { __typename } }`,
+      undefined,
+      tanaka,
+    );
+    await postGraphQL(
+      server.url,
+      'mutation ($t: String!) { releaseLease(input: { token: $t, nope: 1 }) { __typename } }',
+      { t: held.token },
+      tanaka,
+    );
+    await postGraphQL(server.url, 'mutation ($t: Int!) { releaseLease(input: { token: $t }) { __typename } }', { t: replacing.token }, ito);
     expect(new Set(tokens).size).toBe(5);
   });
   afterAll(() => server.stop());
@@ -797,6 +1010,13 @@ describe('lease tokens are never shown again', () => {
     }
     const events = await allEvents(server);
     expect(events.length).toBeGreaterThan(8);
+    // The refusals' own records (expired renew, the old and the decided token, another principal's) are among them.
+    expect(events.filter((event) => event.type === 'OPERATION_REFUSED').map((event) => event.details.code)).toEqual([
+      'CLAIM_EXPIRED',
+      'CLAIM_NOT_FOUND',
+      'CLAIM_NOT_FOUND',
+      'NOT_LEASE_HOLDER',
+    ]);
     for (const event of events) {
       expect(Object.keys(event.details)).not.toContain('token');
       expect(Object.keys(event.details)).not.toContain('tokenHash');

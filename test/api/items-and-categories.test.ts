@@ -1,7 +1,9 @@
 // Adding items (one, many, mixed good and bad), category administration (retire, list) and Unicode lengths.
+// Categories are administered by the ADMIN "admin-sato", items proposed by the PROPOSER "classifier-v2" (or
+// by "setup"), and reviewed by REVIEWERs, each with its own API key.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { graphql } from '../gql/index.js';
-import { startTestServer, type TestServer } from '../support/server.js';
+import { postGraphQL, startTestServer, type TestClient, type TestServer } from '../support/server.js';
 
 const AddCategories = graphql(`
   mutation IcAddCategories($names: [String!]!) {
@@ -67,8 +69,8 @@ const AddMany = graphql(`
 `);
 
 const Claim = graphql(`
-  mutation IcClaim($reviewer: String!, $batchId: String) {
-    claimItem(input: { reviewer: $reviewer, batchId: $batchId }) {
+  mutation IcClaim($batchId: String) {
+    claimItem(input: { batchId: $batchId }) {
       __typename
       ... on ClaimItemPayload { claimed item { batchId recordId claimedBy } lease { token holder } }
       ... on UserError { code field }
@@ -104,6 +106,22 @@ const AddedEvents = graphql(`
   }
 `);
 
+const CreateKey = graphql(`
+  mutation IcCreateKey($name: String!) {
+    createApiKey(input: { name: $name, roles: [REVIEWER] }) {
+      __typename
+      ... on CreateApiKeyPayload { key apiKey { name roles } }
+      ... on UserError { code field }
+    }
+  }
+`);
+
+const EventsAfter = graphql(`
+  query IcEventsAfter($afterSequence: Int) {
+    events(first: 100, filter: { afterSequence: $afterSequence }) { edges { node { type actor details } } }
+  }
+`);
+
 const LastEvent = graphql(`
   query IcLastEvent {
     events(last: 1) { edges { node { sequence } } }
@@ -117,17 +135,22 @@ function ok<T>(result: Result<T>): T {
   return result.data;
 }
 
-const ADMIN = { 'x-leasehold-actor': 'admin-sato' };
-const PROPOSER = { 'x-leasehold-actor': 'classifier-v2' };
-
 let server: TestServer;
+let admin: TestClient;
+let proposer: TestClient;
+let tanaka: TestClient;
+let suzuki: TestClient;
 const iso = (ms: number) => new Date(ms).toISOString();
 
 beforeAll(async () => {
   server = await startTestServer();
-  const set = ok(await server.gql(AddCategories, { names: ['配送', '請求', 'その他', '旧分類'] }, ADMIN)).addCategories;
+  admin = await server.as('admin-sato', ['ADMIN']);
+  proposer = await server.as('classifier-v2', ['PROPOSER']);
+  tanaka = await server.as('tanaka');
+  suzuki = await server.as('suzuki');
+  const set = ok(await admin.gql(AddCategories, { names: ['配送', '請求', 'その他', '旧分類'] })).addCategories;
   expect(set.__typename).toBe('AddCategoriesPayload');
-  expect(ok(await server.gql(Retire, { name: '旧分類' }, ADMIN)).retireCategory.__typename).toBe('RetireCategoryPayload');
+  expect(ok(await admin.gql(Retire, { name: '旧分類' })).retireCategory.__typename).toBe('RetireCategoryPayload');
 });
 afterAll(() => server.stop());
 
@@ -140,11 +163,12 @@ async function show(batchId: string, recordId: string) {
 }
 
 async function addItem(batchId: string, recordId: string, proposedCategory = '配送', reason = 'why') {
-  return ok(await server.gql(Add, { input: { batchId, recordId, proposedCategory, reason } }, PROPOSER)).addItem;
+  return ok(await proposer.gql(Add, { input: { batchId, recordId, proposedCategory, reason } })).addItem;
 }
 
-async function claimToken(batchId: string, reviewer = 'tanaka') {
-  const claim = ok(await server.gql(Claim, { reviewer, batchId })).claimItem;
+/** Claims from `batchId` as `reviewer`; decide with the same reviewer (only the holder may). */
+async function claimToken(batchId: string, reviewer: TestClient) {
+  const claim = ok(await reviewer.gql(Claim, { batchId })).claimItem;
   if (claim.__typename !== 'ClaimItemPayload' || !claim.lease) throw new Error(`claim failed: ${JSON.stringify(claim)}`);
   return claim.lease.token;
 }
@@ -154,7 +178,7 @@ describe('addItem', () => {
     server.clock.advance(1_750);
     const at = server.clock.now().getTime();
     const result = ok(
-      await server.gql(Add, { input: { batchId: 'one', recordId: 'r1', proposedCategory: '請求', reason: '根拠' } }, PROPOSER),
+      await proposer.gql(Add, { input: { batchId: 'one', recordId: 'r1', proposedCategory: '請求', reason: '根拠' } }),
     ).addItem;
     expect(result).toEqual({
       __typename: 'AddItemPayload',
@@ -174,11 +198,29 @@ describe('addItem', () => {
     });
   });
 
-  it('records "anonymous" as adder when no actor is given', async () => {
-    const result = ok(
-      await server.gql(Add, { input: { batchId: 'one', recordId: 'anon', proposedCategory: '配送', reason: 'x' } }),
-    ).addItem;
-    expect(result).toMatchObject({ item: { addedBy: 'anonymous' } });
+  it('the adder is always an authenticated PROPOSER: anonymous callers get 401, other roles FORBIDDEN, and nothing is added', async () => {
+    const sequence = await lastSequence();
+    const mutation =
+      'mutation { addItem(input: { batchId: "one", recordId: "anon", proposedCategory: "配送", reason: "x" }) { __typename } }';
+    const anonymous = await postGraphQL(server.url, mutation);
+    expect(anonymous.status).toBe(401);
+    expect(await anonymous.json()).toMatchObject({ errors: [{ extensions: { code: 'UNAUTHENTICATED' } }] });
+    const asActor = await postGraphQL(server.url, mutation, undefined, { 'x-leasehold-actor': 'classifier-v2' });
+    expect(asActor.status).toBe(401);
+
+    const forbidden = await tanaka.gql(Add, { input: { batchId: 'one', recordId: 'anon', proposedCategory: '配送', reason: 'x' } });
+    expect(forbidden.data ?? null).toBeNull();
+    expect(forbidden.errors?.map((error) => error.extensions?.code)).toEqual(['FORBIDDEN']);
+
+    expect(await show('one', 'anon')).toMatchObject({ __typename: 'UserError', code: 'ITEM_NOT_FOUND' });
+    // Nothing was added; only the FORBIDDEN attempt is recorded (the anonymous ones never reached the API).
+    expect(ok(await server.gql(EventsAfter, { afterSequence: sequence })).events.edges.map((edge) => edge.node)).toEqual([
+      {
+        type: 'OPERATION_REFUSED',
+        actor: 'tanaka',
+        details: { operation: 'addItem', code: 'FORBIDDEN', field: null, message: forbidden.errors?.[0]?.message },
+      },
+    ]);
   });
 });
 
@@ -204,7 +246,7 @@ describe('addItems with good and bad entries', () => {
       good('mix', 'r8', '配送', 'x'.repeat(1001)),
       good('mix', 'r2'),
     ];
-    const payload = ok(await server.gql(AddMany, { items: inputs }, PROPOSER)).addItems;
+    const payload = ok(await proposer.gql(AddMany, { items: inputs })).addItems;
     if (payload.__typename !== 'AddItemsPayload') throw new Error(JSON.stringify(payload));
 
     expect(payload.addedCount).toBe(4);
@@ -312,7 +354,7 @@ describe('categories', () => {
 
   it('addCategories returns the new categories in the order given, with who and when', async () => {
     const at = server.clock.now().getTime();
-    const result = ok(await server.gql(AddCategories, { names: ['zz-last', 'aa-first'] }, ADMIN)).addCategories;
+    const result = ok(await admin.gql(AddCategories, { names: ['zz-last', 'aa-first'] })).addCategories;
     expect(result).toEqual({
       __typename: 'AddCategoriesPayload',
       categories: [
@@ -325,20 +367,20 @@ describe('categories', () => {
 
 describe('retireCategory', () => {
   it('stops new use of a category; old items keep it and can still be accepted or rejected', async () => {
-    ok(await server.gql(AddCategories, { names: ['退役予定'] }, ADMIN));
+    ok(await admin.gql(AddCategories, { names: ['退役予定'] }));
     expect((await addItem('ret', 'proposed-1', '退役予定')).__typename).toBe('AddItemPayload');
     expect((await addItem('ret', 'proposed-2', '退役予定')).__typename).toBe('AddItemPayload');
     expect((await addItem('ret', 'a-corrected-to', '配送')).__typename).toBe('AddItemPayload');
     expect((await addItem('ret', 'correct-away', '退役予定')).__typename).toBe('AddItemPayload');
     // Before retirement, correct one item to the category.
-    const early = await claimToken('ret');
-    expect(ok(await server.gql(Decide, { token: early, decision: 'CORRECTED', category: '退役予定' })).decideItem).toMatchObject({
+    const early = await claimToken('ret', tanaka);
+    expect(ok(await tanaka.gql(Decide, { token: early, decision: 'CORRECTED', category: '退役予定' })).decideItem).toMatchObject({
       item: { finalCategory: '退役予定' },
     });
 
     server.clock.advance(5_000);
     const at = server.clock.now().getTime();
-    const retired = ok(await server.gql(Retire, { name: '退役予定' }, ADMIN)).retireCategory;
+    const retired = ok(await admin.gql(Retire, { name: '退役予定' })).retireCategory;
     expect(retired).toMatchObject({
       __typename: 'RetireCategoryPayload',
       category: { name: '退役予定', retired: true, retiredAt: iso(at), retiredBy: 'admin-sato', createdBy: 'admin-sato' },
@@ -359,26 +401,26 @@ describe('retireCategory', () => {
     // Items proposing the retired category are still claimable and decidable (same second: recordId order).
     const decisions: string[] = [];
     for (;;) {
-      const claim = ok(await server.gql(Claim, { reviewer: 'suzuki', batchId: 'ret' })).claimItem;
+      const claim = ok(await suzuki.gql(Claim, { batchId: 'ret' })).claimItem;
       if (claim.__typename !== 'ClaimItemPayload' || !claim.claimed || !claim.lease || !claim.item) break;
       const { recordId } = claim.item;
       const token = claim.lease.token;
       if (recordId === 'correct-away') {
         // Correcting a retired proposal to an active category works; correcting to the retired one is refused.
-        expect(ok(await server.gql(Decide, { token, decision: 'CORRECTED', category: '請求' })).decideItem).toMatchObject({
+        expect(ok(await suzuki.gql(Decide, { token, decision: 'CORRECTED', category: '請求' })).decideItem).toMatchObject({
           item: { status: 'CORRECTED', proposedCategory: '退役予定', finalCategory: '請求' },
         });
       } else if (recordId === 'proposed-1') {
-        expect(ok(await server.gql(Decide, { token, decision: 'ACCEPTED' })).decideItem).toMatchObject({
+        expect(ok(await suzuki.gql(Decide, { token, decision: 'ACCEPTED' })).decideItem).toMatchObject({
           item: { status: 'ACCEPTED', proposedCategory: '退役予定', finalCategory: '退役予定', reviewedBy: 'suzuki' },
         });
       } else if (recordId === 'proposed-2') {
-        expect(ok(await server.gql(Decide, { token, decision: 'CORRECTED', category: '退役予定' })).decideItem).toEqual({
+        expect(ok(await suzuki.gql(Decide, { token, decision: 'CORRECTED', category: '退役予定' })).decideItem).toEqual({
           __typename: 'UserError',
           code: 'CATEGORY_UNCHANGED',
           field: 'category',
         });
-        expect(ok(await server.gql(Decide, { token, decision: 'REJECTED' })).decideItem).toMatchObject({
+        expect(ok(await suzuki.gql(Decide, { token, decision: 'REJECTED' })).decideItem).toMatchObject({
           item: { status: 'REJECTED', finalCategory: null },
         });
       } else {
@@ -394,13 +436,13 @@ describe('retireCategory', () => {
 
   it('refuses CORRECTED to a retired category', async () => {
     expect((await addItem('ret2', 'r1', '配送')).__typename).toBe('AddItemPayload');
-    const token = await claimToken('ret2');
-    expect(ok(await server.gql(Decide, { token, decision: 'CORRECTED', category: '旧分類' })).decideItem).toEqual({
+    const token = await claimToken('ret2', tanaka);
+    expect(ok(await tanaka.gql(Decide, { token, decision: 'CORRECTED', category: '旧分類' })).decideItem).toEqual({
       __typename: 'UserError',
       code: 'CATEGORY_RETIRED',
       field: 'category',
     });
-    expect(ok(await server.gql(Decide, { token, decision: 'CORRECTED', category: 'その他' })).decideItem).toMatchObject({
+    expect(ok(await tanaka.gql(Decide, { token, decision: 'CORRECTED', category: 'その他' })).decideItem).toMatchObject({
       item: { finalCategory: 'その他' },
     });
   });
@@ -434,14 +476,22 @@ describe('Unicode lengths are counted in code points (as Python len does)', () =
     expect(await addItem('b', 'r', '配送', `${reason}x`)).toEqual({ __typename: 'UserError', code: 'INVALID_TEXT', field: 'reason' });
   });
 
-  it('a 100-emoji reviewer name is a valid holder; 101 is refused', async () => {
+  it('a 100-emoji principal name is a valid holder; 101 is refused when the key is made', async () => {
     expect((await addItem('uni-claim', 'r1')).__typename).toBe('AddItemPayload');
-    const claim = ok(await server.gql(Claim, { reviewer: emoji(100), batchId: 'uni-claim' })).claimItem;
-    expect(claim).toMatchObject({ __typename: 'ClaimItemPayload', claimed: true, lease: { holder: emoji(100) } });
-    expect(ok(await server.gql(Claim, { reviewer: emoji(101), batchId: 'uni-claim' })).claimItem).toEqual({
+    const made = ok(await admin.gql(CreateKey, { name: emoji(100) })).createApiKey;
+    if (made.__typename !== 'CreateApiKeyPayload') throw new Error(JSON.stringify(made));
+    expect(made.apiKey).toEqual({ name: emoji(100), roles: ['REVIEWER'] });
+    const claim = ok(await server.gql(Claim, { batchId: 'uni-claim' }, { authorization: `Bearer ${made.key}` })).claimItem;
+    expect(claim).toMatchObject({
+      __typename: 'ClaimItemPayload',
+      claimed: true,
+      item: { claimedBy: emoji(100) },
+      lease: { holder: emoji(100) },
+    });
+    expect(ok(await admin.gql(CreateKey, { name: emoji(101) })).createApiKey).toEqual({
       __typename: 'UserError',
       code: 'INVALID_TEXT',
-      field: 'reviewer',
+      field: 'name',
     });
   });
 

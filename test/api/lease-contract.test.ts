@@ -1,7 +1,10 @@
 // Seed A's lease contract (SPEC §2), row by row, through the real GraphQL API on a fresh server per test.
+// Items are added by the principal "setup"; each reviewer is a principal of its own (its API key), and a
+// lease is used by the principal holding it.
+import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { graphql } from '../gql/index.js';
-import { startTestServer, type TestServer } from '../support/server.js';
+import { startTestServer, type TestClient, type TestServer } from '../support/server.js';
 
 graphql(`
   fragment LcItem on Item {
@@ -41,8 +44,8 @@ const Add = graphql(`
 `);
 
 const Claim = graphql(`
-  mutation LcClaim($reviewer: String!, $leaseSeconds: Int, $batchId: String) {
-    claimItem(input: { reviewer: $reviewer, leaseSeconds: $leaseSeconds, batchId: $batchId }) {
+  mutation LcClaim($leaseSeconds: Int, $batchId: String) {
+    claimItem(input: { leaseSeconds: $leaseSeconds, batchId: $batchId }) {
       __typename
       ... on ClaimItemPayload {
         claimed
@@ -56,8 +59,8 @@ const Claim = graphql(`
 `);
 
 const ClaimDefault = graphql(`
-  mutation LcClaimDefault($reviewer: String!) {
-    claimItem(input: { reviewer: $reviewer }) {
+  mutation LcClaimDefault {
+    claimItem(input: {}) {
       __typename
       ... on ClaimItemPayload { claimed lease { claimedAt expiresAt } }
       ... on UserError { code field }
@@ -121,6 +124,12 @@ const EventCount = graphql(`
   }
 `);
 
+const EventsAfter = graphql(`
+  query LcEventsAfter($afterSequence: Int) {
+    events(first: 100, filter: { afterSequence: $afterSequence }) { edges { node { type actor details } } }
+  }
+`);
+
 type Result<T> = { data?: T | null; errors?: unknown[] };
 
 /** The member of a result union with this __typename; fails the test with the whole answer otherwise. */
@@ -151,8 +160,16 @@ async function add(batchId: string, recordId: string, proposedCategory = '配送
   return as(data.addItem, 'AddItemPayload').item;
 }
 
+/** The principal `name` (a REVIEWER), made on first use. */
+const principal = (name: string): Promise<TestClient> => server.as(name);
+
+/** Runs `document` as the principal `name`. */
+async function by<TResult, TVariables>(name: string, document: TypedDocumentNode<TResult, TVariables>, variables?: TVariables) {
+  return (await principal(name)).gql(document, variables);
+}
+
 async function claim(reviewer: string, leaseSeconds?: number | null, batchId?: string | null) {
-  return ok(await server.gql(Claim, { reviewer, leaseSeconds, batchId })).claimItem;
+  return ok(await (await principal(reviewer)).gql(Claim, { leaseSeconds, batchId })).claimItem;
 }
 
 async function claimed(reviewer: string, leaseSeconds?: number | null, batchId?: string | null) {
@@ -177,6 +194,16 @@ async function show(batchId: string, recordId: string) {
 
 async function lastSequence() {
   return ok(await server.gql(EventCount)).events.edges[0]?.node.sequence ?? 0;
+}
+
+/** The events recorded after `sequence`. */
+async function eventsAfter(sequence: number) {
+  return ok(await server.gql(EventsAfter, { afterSequence: sequence })).events.edges.map((edge) => edge.node);
+}
+
+/** What the history records for a refused change: who tried which operation, and the refusal it got. */
+function refusalRecord(actor: string, operation: string, code: string, field: string | null) {
+  return { type: 'OPERATION_REFUSED', actor, details: { operation, code, field, message: expect.any(String) } };
 }
 
 describe('state table: unclaimed → claim', () => {
@@ -213,6 +240,35 @@ describe('state table: unclaimed → claim', () => {
   });
 });
 
+describe('separation of duties: a principal is never given an item it proposed', () => {
+  it('claims skip the items the claimant added, in and out of a batch; another reviewer gets them', async () => {
+    const both = await server.as('both', ['PROPOSER', 'REVIEWER']);
+    const own = as(
+      ok(await both.gql(Add, { input: { batchId: 'b1', recordId: 'r1', proposedCategory: '配送', reason: 'mine' } })).addItem,
+      'AddItemPayload',
+    );
+    expect(own.item).toMatchObject({ recordId: 'r1', claimState: 'UNCLAIMED' });
+    server.clock.advance(1_000);
+    await add('b1', 'r2');
+
+    // r1 comes first in claim order, but "both" proposed it.
+    const first = as(ok(await both.gql(Claim, { leaseSeconds: 60 })).claimItem, 'ClaimItemPayload');
+    expect(first.item).toMatchObject({ recordId: 'r2', claimedBy: 'both' });
+    for (const batchId of [null, 'b1']) {
+      expect(ok(await both.gql(Claim, { leaseSeconds: 60, batchId })).claimItem).toEqual({
+        __typename: 'ClaimItemPayload',
+        claimed: false,
+        serverTime: iso(now()),
+        item: null,
+        lease: null,
+      });
+    }
+    expect((await show('b1', 'r1')).claimState).toBe('UNCLAIMED');
+
+    expect((await claimed('tanaka', 60)).item).toMatchObject({ recordId: 'r1', claimedBy: 'tanaka' });
+  });
+});
+
 describe('state table: active → renew', () => {
   it('resets the expiry to now + leaseSeconds, not old expiry + leaseSeconds', async () => {
     await add('b1', 'r1');
@@ -220,7 +276,7 @@ describe('state table: active → renew', () => {
     expect(lease.expiresAt).toBe(iso(T0 + 300_000));
 
     server.clock.advance(100_000);
-    const renewed = as(ok(await server.gql(Renew, { token: lease.token, leaseSeconds: 300 })).renewLease, 'RenewLeasePayload');
+    const renewed = as(ok(await by('tanaka', Renew, { token: lease.token, leaseSeconds: 300 })).renewLease, 'RenewLeasePayload');
     expect(renewed.serverTime).toBe(iso(T0 + 100_000));
     expect(renewed.item.leaseExpiresAt).toBe(iso(T0 + 400_000));
     expect(renewed.item.leaseExpiresAt).not.toBe(iso(T0 + 600_000));
@@ -230,7 +286,7 @@ describe('state table: active → renew', () => {
     // The same token keeps working after a renewal.
     server.clock.advance(299_999);
     expect((await show('b1', 'r1')).claimState).toBe('ACTIVE');
-    const again = as(ok(await server.gql(Renew, { token: lease.token, leaseSeconds: 60 })).renewLease, 'RenewLeasePayload');
+    const again = as(ok(await by('tanaka', Renew, { token: lease.token, leaseSeconds: 60 })).renewLease, 'RenewLeasePayload');
     expect(again.item.leaseExpiresAt).toBe(iso(T0 + 399_999 + 60_000));
   });
 
@@ -238,7 +294,7 @@ describe('state table: active → renew', () => {
     await add('b1', 'r1');
     const { lease } = await claimed('tanaka', 3600);
     server.clock.advance(10_000);
-    const renewed = as(ok(await server.gql(Renew, { token: lease.token, leaseSeconds: 30 })).renewLease, 'RenewLeasePayload');
+    const renewed = as(ok(await by('tanaka', Renew, { token: lease.token, leaseSeconds: 30 })).renewLease, 'RenewLeasePayload');
     expect(renewed.item.leaseExpiresAt).toBe(iso(T0 + 40_000));
     expect(Date.parse(renewed.item.leaseExpiresAt ?? '')).toBeLessThan(Date.parse(lease.expiresAt));
 
@@ -254,7 +310,7 @@ describe('state table: active → renew', () => {
     await add('b1', 'r1');
     const { lease } = await claimed('tanaka', 30);
     server.clock.advance(29_000);
-    ok(await server.gql(Renew, { token: lease.token, leaseSeconds: 3600 }));
+    ok(await by('tanaka', Renew, { token: lease.token, leaseSeconds: 3600 }));
     server.clock.set(T0 + 31_000);
     expect((await show('b1', 'r1')).claimState).toBe('ACTIVE');
     await expectNothingClaimable('suzuki');
@@ -266,7 +322,7 @@ describe('state table: active → renew', () => {
     await add('b1', 'r1');
     const { lease } = await claimed('tanaka', 3600);
     server.clock.advance(5_000);
-    const renewed = as(ok(await server.gql(RenewDefault, { token: lease.token })).renewLease, 'RenewLeasePayload');
+    const renewed = as(ok(await by('tanaka', RenewDefault, { token: lease.token })).renewLease, 'RenewLeasePayload');
     expect(renewed.item.leaseExpiresAt).toBe(iso(T0 + 5_000 + 300_000));
   });
 
@@ -274,10 +330,10 @@ describe('state table: active → renew', () => {
     await add('b1', 'r1');
     const { lease } = await claimed('tanaka', 30);
     server.clock.set(T0 + 29_999);
-    const renewed = as(ok(await server.gql(Renew, { token: lease.token, leaseSeconds: 30 })).renewLease, 'RenewLeasePayload');
+    const renewed = as(ok(await by('tanaka', Renew, { token: lease.token, leaseSeconds: 30 })).renewLease, 'RenewLeasePayload');
     expect(renewed.item.leaseExpiresAt).toBe(iso(T0 + 59_999));
     server.clock.set(T0 + 59_999);
-    expect(ok(await server.gql(Renew, { token: lease.token, leaseSeconds: 30 })).renewLease).toEqual({
+    expect(ok(await by('tanaka', Renew, { token: lease.token, leaseSeconds: 30 })).renewLease).toEqual({
       __typename: 'UserError',
       code: 'CLAIM_EXPIRED',
       field: 'token',
@@ -291,7 +347,7 @@ describe('state table: active → release', () => {
     await add('b1', 'r2');
     const { lease } = await claimed('tanaka');
     server.clock.advance(7_000);
-    const released = as(ok(await server.gql(Release, { token: lease.token })).releaseLease, 'ReleaseLeasePayload');
+    const released = as(ok(await by('tanaka', Release, { token: lease.token })).releaseLease, 'ReleaseLeasePayload');
     const expected = {
       batchId: 'b1',
       recordId: 'r1',
@@ -314,9 +370,9 @@ describe('state table: active → release', () => {
     expect(next.lease.token).not.toBe(lease.token);
 
     for (const op of [
-      server.gql(Release, { token: lease.token }).then((r) => ok(r).releaseLease),
-      server.gql(Renew, { token: lease.token }).then((r) => ok(r).renewLease),
-      server.gql(Decide, { token: lease.token, decision: 'ACCEPTED' }).then((r) => ok(r).decideItem),
+      by('tanaka', Release, { token: lease.token }).then((r) => ok(r).releaseLease),
+      by('tanaka', Renew, { token: lease.token }).then((r) => ok(r).renewLease),
+      by('tanaka', Decide, { token: lease.token, decision: 'ACCEPTED' }).then((r) => ok(r).decideItem),
     ]) {
       expect(await op).toEqual({ __typename: 'UserError', code: 'CLAIM_NOT_FOUND', field: 'token' });
     }
@@ -329,7 +385,7 @@ describe('state table: active → decide', () => {
     await add('b1', 'r1');
     const { lease } = await claimed('tanaka');
     server.clock.advance(42_000);
-    const decided = as(ok(await server.gql(Decide, { token: lease.token, decision: 'ACCEPTED' })).decideItem, 'DecideItemPayload');
+    const decided = as(ok(await by('tanaka', Decide, { token: lease.token, decision: 'ACCEPTED' })).decideItem, 'DecideItemPayload');
     const expected = {
       status: 'ACCEPTED',
       proposedCategory: '配送',
@@ -349,7 +405,7 @@ describe('state table: active → decide', () => {
     server.clock.advance(10 * 3_600_000);
     await expectNothingClaimable('suzuki');
     expect((await show('b1', 'r1')).claimState).toBe('NOT_APPLICABLE');
-    expect(ok(await server.gql(Decide, { token: lease.token, decision: 'REJECTED' })).decideItem).toEqual({
+    expect(ok(await by('tanaka', Decide, { token: lease.token, decision: 'REJECTED' })).decideItem).toEqual({
       __typename: 'UserError',
       code: 'CLAIM_NOT_FOUND',
       field: 'token',
@@ -380,60 +436,111 @@ describe('state table: expired lease → claim by anyone', () => {
     const second = await claimed('tanaka', 30);
     expect(second.item.recordId).toBe('r1');
     expect(second.lease.token).not.toBe(first.lease.token);
-    expect(ok(await server.gql(Renew, { token: first.lease.token })).renewLease).toMatchObject({ code: 'CLAIM_NOT_FOUND' });
-    expect(ok(await server.gql(Renew, { token: second.lease.token })).renewLease).toMatchObject({ __typename: 'RenewLeasePayload' });
+    expect(ok(await by('tanaka', Renew, { token: first.lease.token })).renewLease).toMatchObject({ code: 'CLAIM_NOT_FOUND' });
+    expect(ok(await by('tanaka', Renew, { token: second.lease.token })).renewLease).toMatchObject({ __typename: 'RenewLeasePayload' });
   });
 });
 
+/** decide, renew and release with `token`, as the principal `name`; each with the operation a refusal is recorded under. */
+const holderOperations = (name: string) =>
+  [
+    ['decide', 'decideItem', (token: string) => by(name, Decide, { token, decision: 'ACCEPTED' }).then((r) => ok(r).decideItem)],
+    ['renew', 'renewLease', (token: string) => by(name, Renew, { token, leaseSeconds: 300 }).then((r) => ok(r).renewLease)],
+    ['release', 'releaseLease', (token: string) => by(name, Release, { token }).then((r) => ok(r).releaseLease)],
+  ] as const;
+
 describe('state table: re-claimed → the old token', () => {
-  it.each([
-    ['decide', (token: string) => server.gql(Decide, { token, decision: 'ACCEPTED' }).then((r) => ok(r).decideItem)],
-    ['renew', (token: string) => server.gql(Renew, { token, leaseSeconds: 300 }).then((r) => ok(r).renewLease)],
-    ['release', (token: string) => server.gql(Release, { token }).then((r) => ok(r).releaseLease)],
-  ] as const)('%s with the old token → CLAIM_NOT_FOUND; the new holder is undisturbed', async (_op, run) => {
+  it.each(holderOperations('tanaka'))(
+    '%s with the old token → CLAIM_NOT_FOUND; the new holder is undisturbed',
+    async (_op, operation, run) => {
+      await add('b1', 'r1');
+      const old = await claimed('tanaka', 30);
+      server.clock.advance(31_000);
+      const current = await claimed('suzuki', 300);
+      const before = await show('b1', 'r1');
+      const sequence = await lastSequence();
+
+      expect(await run(old.lease.token)).toEqual({ __typename: 'UserError', code: 'CLAIM_NOT_FOUND', field: 'token' });
+      expect(await show('b1', 'r1')).toEqual(before);
+      // Nothing changed; the history records only the refused attempt.
+      expect(await eventsAfter(sequence)).toEqual([refusalRecord('tanaka', operation, 'CLAIM_NOT_FOUND', 'token')]);
+
+      const decided = as(
+        ok(await by('suzuki', Decide, { token: current.lease.token, decision: 'REJECTED' })).decideItem,
+        'DecideItemPayload',
+      );
+      expect(decided.item).toMatchObject({ status: 'REJECTED', finalCategory: null, reviewedBy: 'suzuki' });
+    },
+  );
+});
+
+describe('state table: active → another principal with the token → NOT_LEASE_HOLDER', () => {
+  it.each(holderOperations('mallory'))(
+    '%s by another reviewer → NOT_LEASE_HOLDER; the holder’s lease is undisturbed',
+    async (_op, operation, run) => {
+      await add('b1', 'r1');
+      const { lease } = await claimed('tanaka', 60);
+      await principal('mallory');
+      server.clock.advance(10_000);
+      const before = await show('b1', 'r1');
+      const sequence = await lastSequence();
+
+      // A leaked token is useless to anyone but its holder.
+      expect(await run(lease.token)).toEqual({ __typename: 'UserError', code: 'NOT_LEASE_HOLDER', field: 'token' });
+      expect(await show('b1', 'r1')).toEqual(before);
+      expect(await eventsAfter(sequence)).toEqual([refusalRecord('mallory', operation, 'NOT_LEASE_HOLDER', 'token')]);
+
+      const renewed = as(ok(await by('tanaka', Renew, { token: lease.token, leaseSeconds: 60 })).renewLease, 'RenewLeasePayload');
+      expect(renewed.item).toMatchObject({ claimedBy: 'tanaka', leaseExpiresAt: iso(T0 + 70_000) });
+    },
+  );
+
+  it('even after the lease lapsed, another principal is told it is not the holder, not that it expired', async () => {
     await add('b1', 'r1');
-    const old = await claimed('tanaka', 30);
-    server.clock.advance(31_000);
-    const current = await claimed('suzuki', 300);
-    const before = await show('b1', 'r1');
-    const sequence = await lastSequence();
-
-    expect(await run(old.lease.token)).toEqual({ __typename: 'UserError', code: 'CLAIM_NOT_FOUND', field: 'token' });
-    expect(await show('b1', 'r1')).toEqual(before);
-    expect(await lastSequence()).toBe(sequence);
-
-    const decided = as(ok(await server.gql(Decide, { token: current.lease.token, decision: 'REJECTED' })).decideItem, 'DecideItemPayload');
-    expect(decided.item).toMatchObject({ status: 'REJECTED', finalCategory: null, reviewedBy: 'suzuki' });
+    const { lease } = await claimed('tanaka', 30);
+    server.clock.set(T0 + 30_000);
+    await server.settle();
+    expect(ok(await by('mallory', Renew, { token: lease.token })).renewLease).toEqual({
+      __typename: 'UserError',
+      code: 'NOT_LEASE_HOLDER',
+      field: 'token',
+    });
+    expect(ok(await by('tanaka', Renew, { token: lease.token })).renewLease).toEqual({
+      __typename: 'UserError',
+      code: 'CLAIM_EXPIRED',
+      field: 'token',
+    });
   });
 });
 
 describe('state table: expired but not re-claimed → CLAIM_EXPIRED', () => {
-  it.each([
-    ['decide', (token: string) => server.gql(Decide, { token, decision: 'ACCEPTED' }).then((r) => ok(r).decideItem)],
-    ['renew', (token: string) => server.gql(Renew, { token, leaseSeconds: 300 }).then((r) => ok(r).renewLease)],
-    ['release', (token: string) => server.gql(Release, { token }).then((r) => ok(r).releaseLease)],
-  ] as const)('%s at the exact expiry instant and later → CLAIM_EXPIRED, nothing changes', async (_op, run) => {
-    await add('b1', 'r1');
-    const { lease } = await claimed('tanaka', 30);
-    server.clock.set(T0 + 30_000);
-    // The lapse is recorded once, as it happens (LEASE_EXPIRED, version 3); the token stays recorded.
-    await server.settle();
-    const before = await show('b1', 'r1');
-    expect(before).toMatchObject({ claimState: 'EXPIRED', claimedBy: 'tanaka', status: 'PENDING', version: 3 });
-    const sequence = await lastSequence();
+  it.each(holderOperations('tanaka'))(
+    '%s at the exact expiry instant and later → CLAIM_EXPIRED, nothing changes',
+    async (_op, operation, run) => {
+      await add('b1', 'r1');
+      const { lease } = await claimed('tanaka', 30);
+      server.clock.set(T0 + 30_000);
+      // The lapse is recorded once, as it happens (LEASE_EXPIRED, version 3); the token stays recorded.
+      await server.settle();
+      const before = await show('b1', 'r1');
+      expect(before).toMatchObject({ claimState: 'EXPIRED', claimedBy: 'tanaka', status: 'PENDING', version: 3 });
+      const sequence = await lastSequence();
 
-    expect(await run(lease.token)).toEqual({ __typename: 'UserError', code: 'CLAIM_EXPIRED', field: 'token' });
-    server.clock.advance(3_600_000);
-    expect(await run(lease.token)).toEqual({ __typename: 'UserError', code: 'CLAIM_EXPIRED', field: 'token' });
-    expect(await show('b1', 'r1')).toEqual(before);
-    expect(await lastSequence()).toBe(sequence);
-  });
+      expect(await run(lease.token)).toEqual({ __typename: 'UserError', code: 'CLAIM_EXPIRED', field: 'token' });
+      server.clock.advance(3_600_000);
+      expect(await run(lease.token)).toEqual({ __typename: 'UserError', code: 'CLAIM_EXPIRED', field: 'token' });
+      expect(await show('b1', 'r1')).toEqual(before);
+      // Nothing changed (not even a late LEASE_EXPIRED); the history records only the two refused attempts.
+      const refused = refusalRecord('tanaka', operation, 'CLAIM_EXPIRED', 'token');
+      expect(await eventsAfter(sequence)).toEqual([refused, refused]);
+    },
+  );
 
   it('one millisecond before expiry the holder can still decide', async () => {
     await add('b1', 'r1');
     const { lease } = await claimed('tanaka', 30);
     server.clock.set(T0 + 29_999);
-    const decided = as(ok(await server.gql(Decide, { token: lease.token, decision: 'ACCEPTED' })).decideItem, 'DecideItemPayload');
+    const decided = as(ok(await by('tanaka', Decide, { token: lease.token, decision: 'ACCEPTED' })).decideItem, 'DecideItemPayload');
     expect(decided.item.status).toBe('ACCEPTED');
   });
 });
@@ -486,7 +593,7 @@ describe('claim order: createdAt (whole seconds), then batchId, then recordId', 
     expect((await claimed('t3', 30)).item.recordId).toBe('x');
     expect((await claimed('t4', 3600)).item.recordId).toBe('z');
 
-    ok(await server.gql(Release, { token: y.lease.token }));
+    ok(await by('t2', Release, { token: y.lease.token }));
     expect((await claimed('t5', 3600)).item.recordId).toBe('y');
     await expectNothingClaimable();
   });
@@ -525,16 +632,17 @@ describe('lease length', () => {
 
   it.each([29, 3601, 0, -1, 86_400])('claim refuses %i seconds with LEASE_OUT_OF_RANGE and claims nothing', async (seconds) => {
     await add('b1', 'r1');
+    await principal('tanaka');
     const sequence = await lastSequence();
     expect(await claim('tanaka', seconds)).toEqual({ __typename: 'UserError', code: 'LEASE_OUT_OF_RANGE', field: 'leaseSeconds' });
     expect(await show('b1', 'r1')).toMatchObject({ claimState: 'UNCLAIMED', claimedBy: null, version: 1 });
-    expect(await lastSequence()).toBe(sequence);
+    expect(await eventsAfter(sequence)).toEqual([refusalRecord('tanaka', 'claimItem', 'LEASE_OUT_OF_RANGE', 'leaseSeconds')]);
   });
 
   it('claim defaults to 300 seconds (omitted or null)', async () => {
     await add('b1', 'r1');
     await add('b1', 'r2');
-    const omitted = as(ok(await server.gql(ClaimDefault, { reviewer: 'tanaka' })).claimItem, 'ClaimItemPayload');
+    const omitted = as(ok(await by('tanaka', ClaimDefault)).claimItem, 'ClaimItemPayload');
     expect(omitted.lease).toEqual({ claimedAt: iso(T0), expiresAt: iso(T0 + 300_000) });
     const explicitNull = await claimed('tanaka', null);
     expect(explicitNull.lease.expiresAt).toBe(iso(T0 + 300_000));
@@ -544,7 +652,7 @@ describe('lease length', () => {
     await add('b1', 'r1');
     const { lease } = await claimed('tanaka', 60);
     server.clock.advance(10_000);
-    expect(ok(await server.gql(Renew, { token: lease.token, leaseSeconds: seconds })).renewLease).toEqual({
+    expect(ok(await by('tanaka', Renew, { token: lease.token, leaseSeconds: seconds })).renewLease).toEqual({
       __typename: 'UserError',
       code: 'LEASE_OUT_OF_RANGE',
       field: 'leaseSeconds',
@@ -556,7 +664,7 @@ describe('lease length', () => {
     await add('b1', 'r1');
     const { lease } = await claimed('tanaka', 60);
     server.clock.advance(10_000);
-    const renewed = as(ok(await server.gql(Renew, { token: lease.token, leaseSeconds: seconds })).renewLease, 'RenewLeasePayload');
+    const renewed = as(ok(await by('tanaka', Renew, { token: lease.token, leaseSeconds: seconds })).renewLease, 'RenewLeasePayload');
     expect(renewed.item.leaseExpiresAt).toBe(iso(T0 + 10_000 + seconds * 1000));
   });
 });
@@ -567,7 +675,7 @@ describe('nothing claimable is a normal answer', () => {
     await add('b1', 'r1');
     const { lease } = await claimed('tanaka');
     await expectNothingClaimable('suzuki');
-    ok(await server.gql(Decide, { token: lease.token, decision: 'REJECTED' }));
+    ok(await by('tanaka', Decide, { token: lease.token, decision: 'REJECTED' }));
     await expectNothingClaimable('suzuki');
   });
 });
@@ -588,7 +696,7 @@ describe('claimState at the exact boundary (expired when expiresAt <= now)', () 
     const again = await claimed('suzuki', 30);
     expect(again.item.claimState).toBe('ACTIVE');
 
-    ok(await server.gql(Decide, { token: again.lease.token, decision: 'ACCEPTED' }));
+    ok(await by('suzuki', Decide, { token: again.lease.token, decision: 'ACCEPTED' }));
     expect((await show('b1', 'r1')).claimState).toBe('NOT_APPLICABLE');
   });
 });
@@ -597,7 +705,7 @@ describe('decide', () => {
   it('ACCEPTED: final category = the proposal; reviewedBy = the holder', async () => {
     await add('b1', 'r1', '請求');
     const { lease } = await claimed('tanaka');
-    const decided = as(ok(await server.gql(Decide, { token: lease.token, decision: 'ACCEPTED' })).decideItem, 'DecideItemPayload');
+    const decided = as(ok(await by('tanaka', Decide, { token: lease.token, decision: 'ACCEPTED' })).decideItem, 'DecideItemPayload');
     expect(decided.item).toMatchObject({ status: 'ACCEPTED', proposedCategory: '請求', finalCategory: '請求', reviewedBy: 'tanaka' });
   });
 
@@ -611,7 +719,7 @@ describe('decide', () => {
       ['配送', 'CATEGORY_UNCHANGED'],
     ];
     for (const [category, code] of attempts) {
-      expect(ok(await server.gql(Decide, { token: lease.token, decision: 'CORRECTED', category })).decideItem).toEqual({
+      expect(ok(await by('tanaka', Decide, { token: lease.token, decision: 'CORRECTED', category })).decideItem).toEqual({
         __typename: 'UserError',
         code,
         field: 'category',
@@ -619,7 +727,7 @@ describe('decide', () => {
       expect(await show('b1', 'r1')).toEqual(before);
     }
     const decided = as(
-      ok(await server.gql(Decide, { token: lease.token, decision: 'CORRECTED', category: 'その他' })).decideItem,
+      ok(await by('tanaka', Decide, { token: lease.token, decision: 'CORRECTED', category: 'その他' })).decideItem,
       'DecideItemPayload',
     );
     expect(decided.item).toMatchObject({ status: 'CORRECTED', proposedCategory: '配送', finalCategory: 'その他', reviewedBy: 'tanaka' });
@@ -628,19 +736,26 @@ describe('decide', () => {
   it('REJECTED: no final category; a category is refused', async () => {
     await add('b1', 'r1');
     const { lease } = await claimed('tanaka');
-    expect(ok(await server.gql(Decide, { token: lease.token, decision: 'REJECTED', category: '請求' })).decideItem).toEqual({
+    expect(ok(await by('tanaka', Decide, { token: lease.token, decision: 'REJECTED', category: '請求' })).decideItem).toEqual({
       __typename: 'UserError',
       code: 'UNEXPECTED_CATEGORY',
       field: 'category',
     });
-    const decided = as(ok(await server.gql(Decide, { token: lease.token, decision: 'REJECTED' })).decideItem, 'DecideItemPayload');
+    const decided = as(ok(await by('tanaka', Decide, { token: lease.token, decision: 'REJECTED' })).decideItem, 'DecideItemPayload');
     expect(decided.item).toMatchObject({ status: 'REJECTED', finalCategory: null, reviewedBy: 'tanaka' });
   });
 
-  it('reviewedBy is the lease holder, whoever sends the decision', async () => {
+  it('only the lease holder decides, and reviewedBy is the holder: no header can claim another name', async () => {
     await add('b1', 'r1');
     const { lease } = await claimed('tanaka');
-    const decided = await server.gql(Decide, { token: lease.token, decision: 'ACCEPTED' }, { 'x-leasehold-actor': 'mallory' });
+    // Another reviewer with the token is refused, whatever name it puts in a header.
+    const mallory = await principal('mallory');
+    const stolen = await mallory.gql(Decide, { token: lease.token, decision: 'ACCEPTED' }, { 'x-leasehold-actor': 'tanaka' });
+    expect(ok(stolen).decideItem).toEqual({ __typename: 'UserError', code: 'NOT_LEASE_HOLDER', field: 'token' });
+    expect(await show('b1', 'r1')).toMatchObject({ status: 'PENDING', claimState: 'ACTIVE', claimedBy: 'tanaka' });
+    // The holder's decision is recorded under its own name, whatever name it puts in a header.
+    const tanaka = await principal('tanaka');
+    const decided = await tanaka.gql(Decide, { token: lease.token, decision: 'ACCEPTED' }, { 'x-leasehold-actor': 'mallory' });
     expect(as(ok(decided).decideItem, 'DecideItemPayload').item.reviewedBy).toBe('tanaka');
   });
 });

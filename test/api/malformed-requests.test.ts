@@ -1,5 +1,7 @@
-// Malformed requests get a clear, coded error and never an internal error or a stack trace.
+// Malformed requests get a clear, coded error and never an internal error or a stack trace. Every request here
+// carries a valid credential (the principal "setup", ADMIN and PROPOSER), so what is refused is the request itself.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { QUERY_COST_LIMIT } from '../../src/graphql/builder.js';
 import { postGraphQL, startTestServer, type TestServer } from '../support/server.js';
 import { connectWs } from '../support/ws.js';
 
@@ -8,15 +10,20 @@ interface GraphQLBody {
   errors?: { message: string; extensions?: Record<string, unknown> }[];
 }
 
+/** The principal "setup"'s Authorization header. */
+const credential = async (server: TestServer) => (await server.as('setup', ['ADMIN', 'PROPOSER'])).headers;
+
 describe('malformed requests', () => {
   let server: TestServer;
+  let auth: Record<string, string>;
   beforeAll(async () => {
     server = await startTestServer();
+    auth = await credential(server);
   });
   afterAll(() => server.stop());
 
   async function codesOf(query: string, variables?: unknown): Promise<unknown[]> {
-    const body = (await (await postGraphQL(server.url, query, variables)).json()) as GraphQLBody;
+    const body = (await (await postGraphQL(server.url, query, variables, auth)).json()) as GraphQLBody;
     expect(JSON.stringify(body)).not.toMatch(/at .+\.(ts|js):\d+/);
     return (body.errors ?? []).map((error) => error.extensions?.code);
   }
@@ -26,22 +33,26 @@ describe('malformed requests', () => {
     const foreignType = Buffer.from('Secret:1').toString('base64');
     expect(await codesOf(`{ node(id: "${foreignType}") { id } }`)).toEqual(['INVALID_ARGUMENT']);
     const unknownItem = Buffer.from('Item:999').toString('base64');
-    const body = (await (await postGraphQL(server.url, `{ node(id: "${unknownItem}") { id } }`)).json()) as GraphQLBody;
+    const body = (await (await postGraphQL(server.url, `{ node(id: "${unknownItem}") { id } }`, undefined, auth)).json()) as GraphQLBody;
     expect(body).toEqual({ data: { node: null } });
   });
 
   it('reports schema violations as validation errors naming the problem', async () => {
-    expect(await codesOf('mutation { claimItem(input: {}) { __typename } }')).toEqual(['GRAPHQL_VALIDATION_FAILED']);
+    expect(await codesOf('mutation { renewLease(input: {}) { __typename } }')).toEqual(['GRAPHQL_VALIDATION_FAILED']);
     expect(await codesOf('{ noSuchField }')).toEqual(['GRAPHQL_VALIDATION_FAILED']);
-    expect(
-      await codesOf('mutation ($n: Int) { claimItem(input: {reviewer: "a", leaseSeconds: $n}) { __typename } }', { n: 'soon' }),
-    ).toEqual(['BAD_USER_INPUT']);
+    // The holder is the caller: naming one is a schema violation now.
+    expect(await codesOf('mutation { claimItem(input: {reviewer: "a"}) { __typename } }')).toEqual(['GRAPHQL_VALIDATION_FAILED']);
+    expect(await codesOf('query ($n: Int) { items(first: $n) { edges { cursor } } }', { n: 'soon' })).toEqual(['BAD_USER_INPUT']);
+    // A mutation the caller may not use is refused for that first, whatever else is wrong with it.
+    expect(await codesOf('mutation ($n: Int) { claimItem(input: {leaseSeconds: $n}) { __typename } }', { n: 'soon' })).toEqual([
+      'FORBIDDEN',
+    ]);
   });
 
   it('answers a body that is not JSON with 400 BAD_REQUEST', async () => {
     const response = await fetch(`${server.url}/graphql`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
+      headers: { 'content-type': 'application/json', ...auth },
       body: '{"query": ',
     });
     expect(response.status).toBe(400);
@@ -49,24 +60,54 @@ describe('malformed requests', () => {
     expect(body.errors?.[0]?.extensions?.code).toBe('BAD_REQUEST');
   });
 
-  it('keeps the database unchanged after refused requests', async () => {
+  it('keeps the database unchanged after refused requests: the history holds only the setup key and the refusals', async () => {
     await codesOf('mutation { addItem(input: {batchId: " x", recordId: "r", proposedCategory: "c", reason: "r"}) { __typename } }');
     const body = (await (
-      await postGraphQL(server.url, '{ events(first: 1) { edges { cursor } } items(first: 1) { edges { cursor } } }')
+      await postGraphQL(
+        server.url,
+        '{ events(first: 10) { edges { node { type actor details } } } items(first: 1) { edges { cursor } } }',
+        undefined,
+        auth,
+      )
     ).json()) as GraphQLBody;
-    expect(body).toEqual({ data: { events: { edges: [] }, items: { edges: [] } } });
+    expect(body).toEqual({
+      data: {
+        events: {
+          edges: [
+            { node: { type: 'API_KEY_CREATED', actor: 'test-setup', details: expect.objectContaining({ name: 'setup' }) } },
+            {
+              node: {
+                type: 'OPERATION_REFUSED',
+                actor: 'setup',
+                details: expect.objectContaining({ operation: 'claimItem', code: 'FORBIDDEN' }),
+              },
+            },
+            {
+              node: {
+                type: 'OPERATION_REFUSED',
+                actor: 'setup',
+                details: { operation: 'addItem', code: 'INVALID_TEXT', field: 'batchId', message: expect.any(String) },
+              },
+            },
+          ],
+        },
+        items: { edges: [] },
+      },
+    });
   });
 });
 
 describe('request body limits', () => {
   let server: TestServer;
+  let auth: Record<string, string>;
   beforeAll(async () => {
     server = await startTestServer();
+    auth = await credential(server);
   });
   afterAll(() => server.stop());
 
   it('accepts the largest legitimate call: 500 items with 1000-character reasons in three-byte characters', async () => {
-    await postGraphQL(server.url, 'mutation { addCategories(input: {names: ["配送"]}) { __typename } }');
+    await postGraphQL(server.url, 'mutation { addCategories(input: {names: ["配送"]}) { __typename } }', undefined, auth);
     const items = Array.from({ length: 500 }, (_, index) => ({
       batchId: 'b'.repeat(100),
       recordId: `r${index}`.padEnd(100, 'x'),
@@ -77,22 +118,29 @@ describe('request body limits', () => {
       server.url,
       'mutation ($items: [AddItemInput!]!) { addItems(input: {items: $items}) { ... on AddItemsPayload { addedCount } } }',
       { items },
+      auth,
     );
     expect(response.status).toBe(200);
     expect(await response.json()).toEqual({ data: { addItems: { addedCount: 500 } } });
   });
 
   it('refuses a body over 2 MiB with 413 PAYLOAD_TOO_LARGE and stores nothing', async () => {
-    const before = (await (await postGraphQL(server.url, '{ events(last: 1) { edges { node { sequence } } } }')).json()) as unknown;
+    const before = (await (
+      await postGraphQL(server.url, '{ events(last: 1) { edges { node { sequence } } } }', undefined, auth)
+    ).json()) as unknown;
     const response = await postGraphQL(
       server.url,
       `mutation { addCategories(input: {names: ["${'x'.repeat(3 * 1024 * 1024)}"]}) { __typename } }`,
+      undefined,
+      auth,
     );
     expect(response.status).toBe(413);
     expect(((await response.json()) as { errors: { extensions: { code: string } }[] }).errors[0]?.extensions.code).toBe(
       'PAYLOAD_TOO_LARGE',
     );
-    const after = (await (await postGraphQL(server.url, '{ events(last: 1) { edges { node { sequence } } } }')).json()) as unknown;
+    const after = (await (
+      await postGraphQL(server.url, '{ events(last: 1) { edges { node { sequence } } } }', undefined, auth)
+    ).json()) as unknown;
     expect(after).toEqual(before);
   });
 
@@ -105,7 +153,7 @@ describe('request body limits', () => {
     });
     const response = await fetch(`${server.url}/graphql`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
+      headers: { 'content-type': 'application/json', ...auth },
       body,
       duplex: 'half',
     } as RequestInit);
@@ -115,13 +163,15 @@ describe('request body limits', () => {
 
 describe('query limits (graphql-armor, HTTP and WebSocket alike)', () => {
   let server: TestServer;
+  let auth: Record<string, string>;
   beforeAll(async () => {
     server = await startTestServer();
+    auth = await credential(server);
   });
   afterAll(() => server.stop());
 
   async function refusal(query: string): Promise<{ status: number; message: string; code: unknown }> {
-    const response = await postGraphQL(server.url, query);
+    const response = await postGraphQL(server.url, query, undefined, auth);
     const body = (await response.json()) as GraphQLBody;
     expect(body.data ?? null).toBeNull();
     return { status: response.status, message: body.errors?.[0]?.message ?? '', code: body.errors?.[0]?.extensions?.code };
@@ -157,7 +207,7 @@ describe('query limits (graphql-armor, HTTP and WebSocket alike)', () => {
   });
 
   it('applies the same limits to subscriptions over WebSocket', async () => {
-    const client = await connectWs(server.url);
+    const client = await connectWs(server.url, auth);
     try {
       const aliases = Array.from({ length: 21 }, (_, index) => `a${index}: sequence`).join(' ');
       const bomb = client.subscribe(`subscription { queueEvents { ${aliases} } }`);
@@ -171,7 +221,19 @@ describe('query limits (graphql-armor, HTTP and WebSocket alike)', () => {
   });
 
   it('lets the largest legitimate shapes through: an item with its history and each event’s item', async () => {
-    const response = await postGraphQL(server.url, `{ events(first: 100) { edges { node { ${nested(1, 'sequence type')} } } } }`);
+    // The depth a screen needs: each event's item with its history, a page of 20 by 20 (the cost limit's own example).
+    const response = await postGraphQL(
+      server.url,
+      `{ events(first: 20) { edges { node { ${nested(1, 'sequence type')} } } } }`,
+      undefined,
+      auth,
+    );
     expect(((await response.json()) as GraphQLBody).errors).toBeUndefined();
+    // The same shape at 100 × 100 is over the cost limit.
+    const { code, message } = await refusal(
+      `{ events(first: 100) { edges { node { item { history(first: 100) { edges { node { sequence type } } } } } } } }`,
+    );
+    expect(code).toBe('QUERY_TOO_COMPLEX');
+    expect(message).toContain(`limit of ${QUERY_COST_LIMIT}`);
   });
 });

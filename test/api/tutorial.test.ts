@@ -1,7 +1,8 @@
-// Seed A's tutorial, step by step, as GraphQL operations against a real server.
+// Seed A's tutorial, step by step, as GraphQL operations against a real server: an ADMIN sets up the
+// categories, a PROPOSER (the classifier) adds the item, REVIEWERs claim, renew and decide.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { graphql } from '../gql/index.js';
-import { startTestServer, type TestServer } from '../support/server.js';
+import { startTestServer, type TestClient, type TestServer } from '../support/server.js';
 
 const SetUp = graphql(`
   mutation TutorialSetUp($names: [String!]!) {
@@ -22,8 +23,8 @@ const Add = graphql(`
 `);
 
 const Claim = graphql(`
-  mutation TutorialClaim($reviewer: String!, $leaseSeconds: Int) {
-    claimItem(input: { reviewer: $reviewer, leaseSeconds: $leaseSeconds }) {
+  mutation TutorialClaim($leaseSeconds: Int) {
+    claimItem(input: { leaseSeconds: $leaseSeconds }) {
       __typename
       ... on ClaimItemPayload {
         claimed
@@ -60,7 +61,7 @@ const Show = graphql(`
   query TutorialShow($batchId: String!, $recordId: String!) {
     item(batchId: $batchId, recordId: $recordId) {
       __typename
-      ... on Item { batchId recordId status proposedCategory finalCategory reviewedBy claimedBy claimState }
+      ... on Item { batchId recordId status proposedCategory finalCategory addedBy reviewedBy claimedBy claimState }
       ... on UserError { code }
     }
   }
@@ -68,19 +69,27 @@ const Show = graphql(`
 
 describe("seed A's tutorial over GraphQL", () => {
   let server: TestServer;
+  let admin: TestClient;
+  let classifier: TestClient;
+  let tanaka: TestClient;
+  let suzuki: TestClient;
   beforeAll(async () => {
     server = await startTestServer();
+    admin = await server.as('admin', ['ADMIN']);
+    classifier = await server.as('classifier', ['PROPOSER']);
+    tanaka = await server.as('tanaka');
+    suzuki = await server.as('suzuki');
   });
   afterAll(() => server.stop());
 
   it('walks init → add → claim → claimed:false → renew → decide corrected → show', async () => {
-    const setUp = await server.gql(SetUp, { names: ['配送', '請求', 'その他'] });
+    const setUp = await admin.gql(SetUp, { names: ['配送', '請求', 'その他'] });
     expect(setUp.data?.addCategories).toEqual({
       __typename: 'AddCategoriesPayload',
       categories: [{ name: '配送' }, { name: '請求' }, { name: 'その他' }],
     });
 
-    const added = await server.gql(Add, {
+    const added = await classifier.gql(Add, {
       input: { batchId: 'batch-20261005', recordId: 'C-001', proposedCategory: '配送', reason: '提案カテゴリを元データと照合する' },
     });
     expect(added.data?.addItem).toEqual({
@@ -88,7 +97,7 @@ describe("seed A's tutorial over GraphQL", () => {
       item: { batchId: 'batch-20261005', recordId: 'C-001', status: 'PENDING', claimState: 'UNCLAIMED' },
     });
 
-    const claim = await server.gql(Claim, { reviewer: 'tanaka', leaseSeconds: 300 });
+    const claim = await tanaka.gql(Claim, { leaseSeconds: 300 });
     const claimed = claim.data?.claimItem;
     if (claimed?.__typename !== 'ClaimItemPayload' || !claimed.lease) throw new Error(`claim failed: ${JSON.stringify(claim)}`);
     expect(claimed.claimed).toBe(true);
@@ -104,26 +113,26 @@ describe("seed A's tutorial over GraphQL", () => {
     expect(Date.parse(claimed.lease.expiresAt) - Date.parse(claimed.lease.claimedAt)).toBe(300_000);
     const token = claimed.lease.token;
 
-    const second = await server.gql(Claim, { reviewer: 'suzuki', leaseSeconds: 300 });
+    const second = await suzuki.gql(Claim, { leaseSeconds: 300 });
     expect(second.data?.claimItem).toMatchObject({ __typename: 'ClaimItemPayload', claimed: false, item: null, lease: null });
 
     server.clock.advance(100_000);
-    const renewed = await server.gql(Renew, { token, leaseSeconds: 300 });
+    const renewed = await tanaka.gql(Renew, { token, leaseSeconds: 300 });
     expect(renewed.data?.renewLease).toEqual({
       __typename: 'RenewLeasePayload',
       item: { leaseExpiresAt: new Date(server.clock.now().getTime() + 300_000).toISOString() },
     });
 
-    const decided = await server.gql(Decide, { token, decision: 'CORRECTED', category: '請求' });
+    const decided = await tanaka.gql(Decide, { token, decision: 'CORRECTED', category: '請求' });
     expect(decided.data?.decideItem).toEqual({
       __typename: 'DecideItemPayload',
       item: { batchId: 'batch-20261005', recordId: 'C-001', status: 'CORRECTED', finalCategory: '請求', reviewedBy: 'tanaka' },
     });
 
-    const again = await server.gql(Decide, { token, decision: 'CORRECTED', category: '請求' });
+    const again = await tanaka.gql(Decide, { token, decision: 'CORRECTED', category: '請求' });
     expect(again.data?.decideItem).toEqual({ __typename: 'UserError', code: 'CLAIM_NOT_FOUND' });
 
-    const shown = await server.gql(Show, { batchId: 'batch-20261005', recordId: 'C-001' });
+    const shown = await suzuki.gql(Show, { batchId: 'batch-20261005', recordId: 'C-001' });
     expect(shown.data?.item).toEqual({
       __typename: 'Item',
       batchId: 'batch-20261005',
@@ -131,6 +140,7 @@ describe("seed A's tutorial over GraphQL", () => {
       status: 'CORRECTED',
       proposedCategory: '配送',
       finalCategory: '請求',
+      addedBy: 'classifier',
       reviewedBy: 'tanaka',
       claimedBy: null,
       claimState: 'NOT_APPLICABLE',

@@ -36,6 +36,10 @@ interface QueueEvent {
 describe('serve, and the server seeing the command line', () => {
   it('subscribers of `leasehold serve` receive the events of add, claim, renew and decide run from the command line', async () => {
     expect((await leasehold(['init', 'q.db', '--category', 'a', '--category', 'b'])).code).toBe(0);
+    // The subscriber follows tanaka's lease, so it is tanaka, a reviewer (the holder's stream is the holder's).
+    const made = await leasehold(['keys', 'create', '--db', 'q.db', '--name', 'tanaka', '--role', 'REVIEWER']);
+    expect(made.code).toBe(0);
+    const key = jsonLines(made.stdout)[0]?.key as string;
     const server = spawnProcess(process.execPath, [BIN, 'serve', 'q.db', '--port', '0', '--host', '127.0.0.1'], {
       cwd: scratch.dir,
       env: { LOG_LEVEL: 'info', SQLITE_SYNCHRONOUS: 'NORMAL' },
@@ -53,7 +57,7 @@ describe('serve, and the server seeing the command line', () => {
         30_000,
       );
       const url = String((JSON.parse(listening) as { url: string }).url).replace(/^http/, 'ws');
-      client.current = createClient({ url, webSocketImpl: WebSocket, retryAttempts: 0 });
+      client.current = createClient({ url, webSocketImpl: WebSocket, retryAttempts: 0, connectionParams: { authorization: `Bearer ${key}` } });
       const events: QueueEvent[] = [];
       const notices: string[] = [];
       client.current.subscribe<{ queueEvents: QueueEvent }>(

@@ -1,7 +1,9 @@
 // Many simultaneous claims over real HTTP against one server: each item goes to exactly one claimant.
+// Every claimant is a REVIEWER principal of its own (its own API key), so the holder the server
+// records names the request that won.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { graphql } from '../gql/index.js';
-import { startTestServer, type TestServer } from '../support/server.js';
+import { startTestServer, type TestClient, type TestServer } from '../support/server.js';
 
 const SetUp = graphql(`
   mutation ConcurrentSetUp($names: [String!]!, $items: [AddItemInput!]!) {
@@ -16,8 +18,8 @@ const SetUp = graphql(`
 `);
 
 const Claim = graphql(`
-  mutation ConcurrentClaim($reviewer: String!) {
-    claimItem(input: { reviewer: $reviewer, leaseSeconds: 600 }) {
+  mutation ConcurrentClaim {
+    claimItem(input: { leaseSeconds: 600 }) {
       __typename
       ... on ClaimItemPayload {
         claimed
@@ -44,8 +46,12 @@ const CLAIMS = 60;
 
 describe('concurrent claims over HTTP on one server', () => {
   let server: TestServer;
+  let reviewers: TestClient[];
   beforeAll(async () => {
     server = await startTestServer();
+    // One key per claimant, made before the race so that only claims are in flight during it.
+    reviewers = [];
+    for (let index = 0; index < CLAIMS; index++) reviewers.push(await server.as(`reviewer-${index}`));
     const items = Array.from({ length: ITEMS }, (_, index) => ({
       batchId: 'race',
       recordId: `R-${String(index).padStart(3, '0')}`,
@@ -58,9 +64,8 @@ describe('concurrent claims over HTTP on one server', () => {
   });
   afterAll(() => server.stop());
 
-  it(`${CLAIMS} simultaneous claims for ${ITEMS} items: ${ITEMS} distinct winners, the rest claimed:false, then every decision lands`, async () => {
-    const reviewers = Array.from({ length: CLAIMS }, (_, index) => `reviewer-${index}`);
-    const responses = await Promise.all(reviewers.map((reviewer) => server.gql(Claim, { reviewer })));
+  it(`${CLAIMS} simultaneous claims by ${CLAIMS} reviewers for ${ITEMS} items: ${ITEMS} distinct winners, the rest claimed:false, then every decision lands`, async () => {
+    const responses = await Promise.all(reviewers.map((reviewer) => reviewer.gql(Claim)));
 
     for (const response of responses) expect(response.errors).toBeUndefined();
     const payloads = responses.map((response) => {
@@ -71,7 +76,7 @@ describe('concurrent claims over HTTP on one server', () => {
 
     const winners = payloads.flatMap((payload, index) =>
       payload.claimed && payload.item && payload.lease
-        ? [{ reviewer: reviewers[index] as string, item: payload.item, lease: payload.lease }]
+        ? [{ reviewer: reviewers[index] as TestClient, item: payload.item, lease: payload.lease }]
         : [],
     );
     const losers = payloads.filter((payload) => !payload.claimed);
@@ -79,22 +84,23 @@ describe('concurrent claims over HTTP on one server', () => {
     expect(losers).toHaveLength(CLAIMS - ITEMS);
     for (const loser of losers) expect(loser).toMatchObject({ claimed: false, item: null, lease: null });
 
-    // Distinct items, distinct tokens, and each item names the reviewer whose claim won it.
+    // Distinct items, distinct tokens, distinct holders, and each item names the reviewer whose claim won it.
     expect(new Set(winners.map((winner) => winner.item.id)).size).toBe(ITEMS);
+    expect(new Set(winners.map((winner) => winner.reviewer.name)).size).toBe(ITEMS);
     expect(new Set(winners.map((winner) => winner.lease.token)).size).toBe(ITEMS);
     expect(new Set(winners.map((winner) => winner.item.recordId))).toEqual(
       new Set(Array.from({ length: ITEMS }, (_, index) => `R-${String(index).padStart(3, '0')}`)),
     );
     for (const winner of winners) {
-      expect(winner.item.claimedBy).toBe(winner.reviewer);
-      expect(winner.lease.holder).toBe(winner.reviewer);
+      expect(winner.item.claimedBy).toBe(winner.reviewer.name);
+      expect(winner.lease.holder).toBe(winner.reviewer.name);
       expect(winner.item.version).toBe(2);
     }
 
-    // Every token decides its own item, all at once.
+    // Every holder decides its own item with its token, all at once.
     const decisions = await Promise.all(
       winners.map((winner, index) =>
-        server.gql(Decide, {
+        winner.reviewer.gql(Decide, {
           token: winner.lease.token,
           decision: index % 3 === 0 ? 'ACCEPTED' : index % 3 === 1 ? 'CORRECTED' : 'REJECTED',
           category: index % 3 === 1 ? 'beta' : null,
@@ -110,7 +116,7 @@ describe('concurrent claims over HTTP on one server', () => {
           id: winner.item.id,
           status: index % 3 === 0 ? 'ACCEPTED' : index % 3 === 1 ? 'CORRECTED' : 'REJECTED',
           finalCategory: index % 3 === 0 ? 'alpha' : index % 3 === 1 ? 'beta' : null,
-          reviewedBy: winner.reviewer,
+          reviewedBy: winner.reviewer.name,
           claimState: 'NOT_APPLICABLE',
         },
       });
@@ -140,9 +146,11 @@ describe('concurrent claims over HTTP on one server', () => {
     expect(
       events.filter((event) => event.type !== 'ITEM_ADDED' && event.type !== 'LEASE_CLAIMED' && event.type !== 'ITEM_DECIDED'),
     ).toEqual([]);
+    // No claim or decision was refused along the way (a refusal would be in the history).
+    expect(await server.db.read.event.count({ where: { type: 'OPERATION_REFUSED' } })).toBe(0);
 
     // Nothing left to claim.
-    const after = await server.gql(Claim, { reviewer: 'late' });
+    const after = await (await server.as('late')).gql(Claim);
     expect(after.data?.claimItem).toMatchObject({ __typename: 'ClaimItemPayload', claimed: false });
   });
 });

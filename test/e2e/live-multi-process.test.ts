@@ -1,12 +1,13 @@
 // The live queue across processes on one SQLite file: changes made by another process reach WebSocket
 // subscribers, and a lapsed lease is recorded (and pushed) exactly once while two servers race to record it.
+// Callers use API keys made in the file (any process's key works on every server on it).
 import { type ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import Database from 'better-sqlite3';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { AdvancedMessage, AdvanceMessage, StopMessage } from '../support/fake-clock-server.js';
-import { post, ROOT, TSX_LOADER } from '../support/process.js';
+import { createKeys, type KeyHolder, post, ROOT, TSX_LOADER } from '../support/process.js';
 import { tempDatabaseFile } from '../support/server.js';
 import { type Collected, connectWs, type WsClient, waitFor, writeUntilReceived } from '../support/ws.js';
 
@@ -116,8 +117,8 @@ async function runWriterProcess(file: string, script: string): Promise<Record<st
   return JSON.parse(stdout.at(-1) as string) as Record<string, unknown>;
 }
 
-async function ask(url: string, query: string, variables?: Record<string, unknown>): Promise<Record<string, unknown>> {
-  const { status, body } = await post(url, query, variables);
+async function ask(url: string, caller: KeyHolder, query: string, variables?: Record<string, unknown>): Promise<Record<string, unknown>> {
+  const { status, body } = await post(url, query, variables, caller.headers);
   if (status !== 200 || body.errors || !body.data) throw new Error(`${url} answered ${status}: ${JSON.stringify(body)}`);
   return body.data;
 }
@@ -125,8 +126,8 @@ async function ask(url: string, query: string, variables?: Record<string, unknow
 const ADD_ITEMS = `mutation ($items: [AddItemInput!]!) {
   addItems(input: { items: $items }) { __typename ... on AddItemsPayload { addedCount } }
 }`;
-const CLAIM = `mutation ($reviewer: String!, $leaseSeconds: Int, $batchId: String) {
-  claimItem(input: { reviewer: $reviewer, leaseSeconds: $leaseSeconds, batchId: $batchId }) {
+const CLAIM = `mutation ($leaseSeconds: Int, $batchId: String) {
+  claimItem(input: { leaseSeconds: $leaseSeconds, batchId: $batchId }) {
     __typename ... on ClaimItemPayload { item { id recordId } lease { token expiresAt } } ... on UserError { code }
   }
 }`;
@@ -160,13 +161,19 @@ function readEvents(file: string): { id: number; type: string; itemId: number | 
 
 const latestSequence = (file: string) => readEvents(file).at(-1)?.id ?? 0;
 
+/** The reviewers of the expiry race: round r claims 4 + 2r leases, one per reviewer. */
+const ROUNDS = [0, 1, 2].map((round) => Array.from({ length: 4 + round * 2 }, (_, n) => `r${round}-${n}`));
+
 describe('two fake-clock server processes on one file', () => {
   const temp = tempDatabaseFile();
   let a: FakeClockServer;
   let b: FakeClockServer;
+  /** Every principal the tests use, made before any test takes its starting sequence (a new key is an event). */
+  const people = new Map<string, KeyHolder>();
+  const as = (name: string) => people.get(name) as KeyHolder;
   const clients: WsClient[] = [];
-  const open = async (server: FakeClockServer) => {
-    const client = await connectWs(server.url);
+  const open = async (server: FakeClockServer, who: KeyHolder = as('watcher')) => {
+    const client = await connectWs(server.url, who.headers);
     clients.push(client);
     return client;
   };
@@ -175,7 +182,15 @@ describe('two fake-clock server processes on one file', () => {
 
   beforeAll(async () => {
     [a, b] = await Promise.all([startFakeClockServer(temp.file), startFakeClockServer(temp.file)]);
-    await ask(a.url, 'mutation { addCategories(input: { names: ["alpha"] }) { __typename } }');
+    const keys = await createKeys(temp.file, [
+      { name: 'admin', roles: ['ADMIN'] },
+      { name: 'classifier', roles: ['PROPOSER'] },
+      { name: 'watcher', roles: ['VIEWER'] },
+      // bob claims through server B; kim's lease is made by a script and then used over HTTP.
+      ...['bob', 'kim', ...ROUNDS.flat()].map((name) => ({ name, roles: ['REVIEWER' as const] })),
+    ]);
+    for (const key of keys) people.set(key.name, key);
+    await ask(a.url, as('admin'), 'mutation { addCategories(input: { names: ["alpha"] }) { __typename } }');
   });
   afterEach(async () => {
     await Promise.all(clients.splice(0).map((client) => client.close()));
@@ -191,8 +206,10 @@ describe('two fake-clock server processes on one file', () => {
     const onA = watcher.subscribe<{ queueEvents: EventPayload }>(QUEUE_EVENTS, { after: start });
 
     // A second server process…
-    await ask(b.url, ADD_ITEMS, { items: [{ batchId: 'xp', recordId: 'B-1', proposedCategory: 'alpha', reason: 'added through B' }] });
-    const fromB = await ask(b.url, CLAIM, { reviewer: 'bob', leaseSeconds: 300, batchId: 'xp' });
+    await ask(b.url, as('classifier'), ADD_ITEMS, {
+      items: [{ batchId: 'xp', recordId: 'B-1', proposedCategory: 'alpha', reason: 'added through B' }],
+    });
+    const fromB = await ask(b.url, as('bob'), CLAIM, { leaseSeconds: 300, batchId: 'xp' });
     const bLease = (fromB.claimItem as { lease: { expiresAt: string } }).lease;
     await waitFor(
       () => onA.data.length === 2,
@@ -219,8 +236,8 @@ describe('two fake-clock server processes on one file', () => {
     // …and a process that is no server at all, writing through the services (as the command line does).
     const written = await runWriterProcess(
       temp.file,
-      `await items.addItem(deps, { name: 'cli' }, { batchId: 'cli', recordId: 'K-1', proposedCategory: 'alpha', reason: 'from a script' });
-       const claim = await leases.claimItem(deps, { name: 'kim' }, { leaseSeconds: 600, batchId: 'cli' });
+      `await items.addItem(deps, { name: 'cli', authenticated: false }, { batchId: 'cli', recordId: 'K-1', proposedCategory: 'alpha', reason: 'from a script' });
+       const claim = await leases.claimItem(deps, { name: 'kim', authenticated: false }, { leaseSeconds: 600, batchId: 'cli' });
        return { token: claim.token };`,
     );
     await waitFor(
@@ -243,9 +260,9 @@ describe('two fake-clock server processes on one file', () => {
       }),
     ]);
 
-    // The script's lease holder follows its lease on server A while server B renews and decides it.
+    // The script's lease holder, kim, follows its lease on server A while renewing and deciding it through server B.
     const token = written.token as string;
-    const holder = await open(a);
+    const holder = await open(a, as('kim'));
     const notices = holder.subscribe<{ leaseEvents: { kind: string; expiresAt: string | null; event: { sequence: number } | null } }>(
       'subscription ($token: String!) { leaseEvents(token: $token) { kind expiresAt event { sequence } } }',
       { token },
@@ -254,9 +271,21 @@ describe('two fake-clock server processes on one file', () => {
     // When A starts listening is not observable from here: renew until the first notice arrives.
     await writeUntilReceived(
       () => notices.data.length > 0,
-      () => ask(b.url, RENEW, { token }),
+      () => ask(b.url, as('kim'), RENEW, { token }),
     );
-    await ask(b.url, 'mutation ($token: String!) { decideItem(input: { token: $token, decision: ACCEPTED }) { __typename } }', { token });
+    // Anyone else holding the token gets nowhere, on either server.
+    const stolen = await ask(
+      a.url,
+      as('bob'),
+      'mutation ($token: String!) { renewLease(input: { token: $token }) { __typename ... on UserError { code } } }',
+      {
+        token,
+      },
+    );
+    expect(stolen.renewLease).toEqual({ __typename: 'UserError', code: 'NOT_LEASE_HOLDER' });
+    await ask(b.url, as('kim'), 'mutation ($token: String!) { decideItem(input: { token: $token, decision: ACCEPTED }) { __typename } }', {
+      token,
+    });
     await waitFor(
       () => notices.completed,
       5_000,
@@ -283,13 +312,13 @@ describe('two fake-clock server processes on one file', () => {
     for (let round = 0; round < 3; round++) {
       const batchId = `exp-${round}`;
       const count = 4 + round * 2;
-      await ask(a.url, ADD_ITEMS, {
+      await ask(a.url, as('classifier'), ADD_ITEMS, {
         items: Array.from({ length: count }, (_, n) => ({ batchId, recordId: `X-${n}`, proposedCategory: 'alpha', reason: 'lapses' })),
       });
-      // Half the leases through each server; 30 s, the shortest allowed.
+      // Half the leases through each server; 30 s, the shortest allowed; one reviewer each.
       const claims = await Promise.all(
-        Array.from({ length: count }, (_, n) =>
-          ask((n % 2 === 0 ? a : b).url, CLAIM, { reviewer: `r${round}-${n}`, leaseSeconds: 30, batchId }),
+        (ROUNDS[round] as string[]).map((reviewer, n) =>
+          ask((n % 2 === 0 ? a : b).url, as(reviewer), CLAIM, { leaseSeconds: 30, batchId }),
         ),
       );
       for (const claimed of claims) claimedItems.add((claimed.claimItem as { item: { id: string } }).item.id);
@@ -312,7 +341,9 @@ describe('two fake-clock server processes on one file', () => {
 
     // Each server's subscriber got each of them once, in order, with nothing else missing: a later
     // change is the marker that everything before it has been delivered.
-    await ask(b.url, ADD_ITEMS, { items: [{ batchId: 'marker', recordId: 'M', proposedCategory: 'alpha', reason: 'marker' }] });
+    await ask(b.url, as('classifier'), ADD_ITEMS, {
+      items: [{ batchId: 'marker', recordId: 'M', proposedCategory: 'alpha', reason: 'marker' }],
+    });
     const end = latestSequence(temp.file);
     for (const [name, sub] of [
       ['A', onA],

@@ -1,11 +1,15 @@
 // GET /metrics: Prometheus text exposition of the queue, review activity and connections, on the
-// real server (in-process with the manual clock, and as a process for the METRICS setting).
+// real server (in-process with the manual clock, and as a process for the METRICS and METRICS_PUBLIC
+// settings). Scrapes need a credential unless METRICS_PUBLIC=true.
 import { createClient } from 'graphql-ws';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { ConfigError, loadConfig } from '../../src/config.js';
-import { type StartedServer, startServerProcess } from '../support/process.js';
-import { postGraphQL, startTestServer, type TestServer, tempDatabaseFile } from '../support/server.js';
+import { createKey, type KeyHolder, type StartedServer, startServerProcess } from '../support/process.js';
+import { postGraphQL, startTestServer, type TestClient, type TestServer, tempDatabaseFile } from '../support/server.js';
+
+/** Who sends a request: anything with the `authorization` header of an API key (or nobody). */
+type Caller = Pick<TestClient | KeyHolder, 'headers'> | null;
 
 interface Scrape {
   status: number;
@@ -30,8 +34,8 @@ function parseExposition(text: string): Map<string, number> {
   return values;
 }
 
-async function scrape(url: string): Promise<Scrape> {
-  const response = await fetch(`${url}/metrics`);
+async function scrape(url: string, caller: Caller): Promise<Scrape> {
+  const response = await fetch(`${url}/metrics`, { headers: caller?.headers ?? {} });
   const text = await response.text();
   return {
     status: response.status,
@@ -48,10 +52,10 @@ function value(scraped: Scrape, series: string): number {
 }
 
 /** Scrapes until `check` stops throwing (feed delivery and socket close are asynchronous). */
-async function eventually(url: string, check: (scraped: Scrape) => void, timeoutMs = 5_000): Promise<Scrape> {
+async function eventually(url: string, caller: Caller, check: (scraped: Scrape) => void, timeoutMs = 5_000): Promise<Scrape> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const scraped = await scrape(url);
+    const scraped = await scrape(url, caller);
     try {
       check(scraped);
       return scraped;
@@ -62,8 +66,13 @@ async function eventually(url: string, check: (scraped: Scrape) => void, timeout
   }
 }
 
-async function gql<T = Record<string, unknown>>(url: string, query: string, variables?: Record<string, unknown>): Promise<T> {
-  const response = await postGraphQL(url, query, variables);
+async function gql<T = Record<string, unknown>>(
+  url: string,
+  caller: Caller,
+  query: string,
+  variables?: Record<string, unknown>,
+): Promise<T> {
+  const response = await postGraphQL(url, query, variables, caller?.headers);
   const body = (await response.json()) as { data?: T; errors?: unknown[] };
   if (body.errors || body.data === undefined) throw new Error(`GraphQL errors: ${JSON.stringify(body.errors)}`);
   return body.data;
@@ -76,7 +85,7 @@ const ADD = `mutation ($batchId: String!, $recordId: String!) {
   }
 }`;
 const CLAIM = `mutation ($leaseSeconds: Int) {
-  claimItem(input: { reviewer: "tanaka", leaseSeconds: $leaseSeconds }) {
+  claimItem(input: { leaseSeconds: $leaseSeconds }) {
     __typename
     ... on ClaimItemPayload { claimed lease { token } }
     ... on UserError { code }
@@ -89,21 +98,39 @@ const DECIDE = `mutation ($token: String!, $decision: Decision!, $category: Stri
   }
 }`;
 
-async function addItems(url: string, count: number, batchId = 'batch-1'): Promise<void> {
+/** The principals of one in-process server: who sets up and proposes, who reviews, who scrapes. */
+interface Cast {
+  admin: TestClient;
+  proposer: TestClient;
+  tanaka: TestClient;
+  prometheus: TestClient;
+}
+
+async function castOf(server: TestServer): Promise<Cast> {
+  return {
+    admin: await server.as('admin', ['ADMIN']),
+    proposer: await server.as('classifier', ['PROPOSER']),
+    tanaka: await server.as('tanaka', ['REVIEWER']),
+    // A scraper needs no more than reading.
+    prometheus: await server.as('prometheus', ['VIEWER']),
+  };
+}
+
+async function addItems(server: TestServer, cast: Cast, count: number, batchId = 'batch-1'): Promise<void> {
   for (let index = 0; index < count; index++) {
-    const data = await gql(url, ADD, { batchId, recordId: `R-${index}` });
+    const data = await gql(server.url, cast.proposer, ADD, { batchId, recordId: `R-${index}` });
     expect(data).toEqual({ addItem: { __typename: 'AddItemPayload' } });
   }
 }
 
-async function claim(url: string, leaseSeconds = 300): Promise<string> {
-  const data = await gql<{ claimItem: { claimed?: boolean; lease?: { token: string } } }>(url, CLAIM, { leaseSeconds });
+async function claim(server: TestServer, cast: Cast, leaseSeconds = 300): Promise<string> {
+  const data = await gql<{ claimItem: { claimed?: boolean; lease?: { token: string } } }>(server.url, cast.tanaka, CLAIM, { leaseSeconds });
   expect(data.claimItem.claimed).toBe(true);
   return (data.claimItem.lease as { token: string }).token;
 }
 
-async function decide(url: string, token: string, decision: string, category?: string): Promise<void> {
-  const data = await gql(url, DECIDE, { token, decision, category });
+async function decide(server: TestServer, cast: Cast, token: string, decision: string, category?: string): Promise<void> {
+  const data = await gql(server.url, cast.tanaka, DECIDE, { token, decision, category });
   expect(data).toEqual({ decideItem: { __typename: 'DecideItemPayload' } });
 }
 
@@ -120,17 +147,41 @@ const OWN = [
 
 describe('GET /metrics', () => {
   let server: TestServer;
+  let cast: Cast;
 
   beforeEach(async () => {
     server = await startTestServer();
-    await gql(server.url, SET_UP);
+    cast = await castOf(server);
+    await gql(server.url, cast.admin, SET_UP);
   });
   afterEach(async () => {
     await server?.stop();
   });
 
+  it('needs a credential by default: 401 UNAUTHENTICATED without one or with an unknown key, for every method', async () => {
+    for (const [method, headers] of [
+      ['GET', {}],
+      ['HEAD', {}],
+      ['POST', { 'content-length': '0' }],
+      ['GET', { authorization: `Bearer lhk_${'A'.repeat(43)}` }],
+      ['GET', { authorization: 'Basic cHJvbWV0aGV1czpzZWNyZXQ=' }],
+    ] as const) {
+      const response = await fetch(`${server.url}/metrics`, { method, headers });
+      expect(response.status, `${method} ${JSON.stringify(headers)}`).toBe(401);
+      expect(response.headers.get('www-authenticate')).toBe('Bearer realm="leasehold"');
+      const text = await response.text();
+      expect(text).not.toMatch(/leasehold_|# TYPE/);
+      if (method !== 'HEAD') {
+        const body = JSON.parse(text) as { errors: { extensions: Record<string, unknown> }[] };
+        expect(body.errors.map((error) => error.extensions.code)).toEqual(['UNAUTHENTICATED']);
+      }
+    }
+    // Any role may scrape.
+    for (const caller of Object.values(cast)) expect((await scrape(server.url, caller)).status).toBe(200);
+  });
+
   it('answers in the Prometheus text format (0.0.4), every leasehold_ metric described and at zero on a fresh queue', async () => {
-    const scraped = await scrape(server.url);
+    const scraped = await scrape(server.url, cast.prometheus);
     expect(scraped.status).toBe(200);
     expect(scraped.contentType).toMatch(/^text\/plain; version=0\.0\.4(; charset=utf-8)?$/);
 
@@ -167,27 +218,27 @@ describe('GET /metrics', () => {
   });
 
   it('follows items, active leases, the oldest pending age, decisions by outcome and claim-to-decision time', async () => {
-    await addItems(server.url, 4);
+    await addItems(server, cast, 4);
     server.clock.advance(90_000);
-    let scraped = await scrape(server.url);
+    let scraped = await scrape(server.url, cast.prometheus);
     expect(value(scraped, 'leasehold_items{status="PENDING"}')).toBe(4);
     expect(value(scraped, 'leasehold_oldest_pending_item_age_seconds')).toBe(90);
     expect(value(scraped, 'leasehold_leases_active')).toBe(0);
 
-    const tokens = [await claim(server.url), await claim(server.url), await claim(server.url)];
-    scraped = await scrape(server.url);
+    const tokens = [await claim(server, cast), await claim(server, cast), await claim(server, cast)];
+    scraped = await scrape(server.url, cast.prometheus);
     expect(value(scraped, 'leasehold_leases_active')).toBe(3);
     expect(value(scraped, 'leasehold_leases_expired')).toBe(0);
 
     // Held 20 s, 45 s and 200 s by the deciding leases.
     server.clock.advance(20_000);
-    await decide(server.url, tokens[0] as string, 'ACCEPTED');
+    await decide(server, cast, tokens[0] as string, 'ACCEPTED');
     server.clock.advance(25_000);
-    await decide(server.url, tokens[1] as string, 'CORRECTED', 'shipping');
+    await decide(server, cast, tokens[1] as string, 'CORRECTED', 'shipping');
     server.clock.advance(155_000);
-    await decide(server.url, tokens[2] as string, 'REJECTED');
+    await decide(server, cast, tokens[2] as string, 'REJECTED');
 
-    scraped = await eventually(server.url, (s) => expect(value(s, 'leasehold_claim_to_decision_seconds_count')).toBe(3));
+    scraped = await eventually(server.url, cast.prometheus, (s) => expect(value(s, 'leasehold_claim_to_decision_seconds_count')).toBe(3));
     expect(value(scraped, 'leasehold_items{status="PENDING"}')).toBe(1);
     expect(value(scraped, 'leasehold_items{status="ACCEPTED"}')).toBe(1);
     expect(value(scraped, 'leasehold_items{status="CORRECTED"}')).toBe(1);
@@ -204,29 +255,31 @@ describe('GET /metrics', () => {
     ]);
 
     // Another decision of the same outcome counts again.
-    const fourth = await claim(server.url);
+    const fourth = await claim(server, cast);
     server.clock.advance(1_000);
-    await decide(server.url, fourth, 'ACCEPTED');
-    scraped = await eventually(server.url, (s) => expect(value(s, 'leasehold_decisions_total{decision="ACCEPTED"}')).toBe(2));
+    await decide(server, cast, fourth, 'ACCEPTED');
+    scraped = await eventually(server.url, cast.prometheus, (s) =>
+      expect(value(s, 'leasehold_decisions_total{decision="ACCEPTED"}')).toBe(2),
+    );
     expect(value(scraped, 'leasehold_items{status="PENDING"}')).toBe(0);
     expect(value(scraped, 'leasehold_oldest_pending_item_age_seconds')).toBe(0);
     expect(value(scraped, 'leasehold_claim_to_decision_seconds_count')).toBe(4);
   });
 
   it('counts lapsed leases as expired while they stay on the item, and each recorded lapse once', async () => {
-    await addItems(server.url, 3);
-    const tokens = [await claim(server.url, 30), await claim(server.url, 30), await claim(server.url, 600)];
+    await addItems(server, cast, 3);
+    const tokens = [await claim(server, cast, 30), await claim(server, cast, 30), await claim(server, cast, 600)];
 
     server.clock.advance(31_000);
     await server.settle();
-    const scraped = await eventually(server.url, (s) => expect(value(s, 'leasehold_lease_expiries_total')).toBe(2));
+    const scraped = await eventually(server.url, cast.prometheus, (s) => expect(value(s, 'leasehold_lease_expiries_total')).toBe(2));
     expect(value(scraped, 'leasehold_leases_expired')).toBe(2);
     expect(value(scraped, 'leasehold_leases_active')).toBe(1);
     expect(value(scraped, 'leasehold_items{status="PENDING"}')).toBe(3);
 
     // Re-claiming a lapsed item makes it active again; the lapse is not counted twice.
-    tokens.push(await claim(server.url, 300));
-    const after = await scrape(server.url);
+    tokens.push(await claim(server, cast, 300));
+    const after = await scrape(server.url, cast.prometheus);
     expect(value(after, 'leasehold_leases_expired')).toBe(1);
     expect(value(after, 'leasehold_leases_active')).toBe(2);
     expect(value(after, 'leasehold_lease_expiries_total')).toBe(2);
@@ -240,11 +293,27 @@ describe('GET /metrics', () => {
       expect(after.text).not.toContain(secret);
     }
     expect(after.text).not.toMatch(/lh_/);
+    // Nor does an API key, the scraper's own included.
+    expect(after.text).not.toMatch(/lhk_/);
   });
 
-  it('counts open WebSocket connections on /graphql', async () => {
+  it('counts open WebSocket connections on /graphql, and not the ones refused for want of a credential', async () => {
+    // A connection without a credential is closed with 4401 and never counted.
+    const anonymous = createClient({ url: `${server.url.replace(/^http/, 'ws')}/graphql`, webSocketImpl: WebSocket, retryAttempts: 0 });
+    const refused = await anonymous
+      .iterate({ query: 'subscription { queueStats { pending } }' })
+      .next()
+      .then(
+        () => null,
+        (error: unknown) => error as { code?: number },
+      );
+    await anonymous.dispose();
+    expect(refused?.code).toBe(4401);
+    await eventually(server.url, cast.prometheus, (s) => expect(value(s, 'leasehold_websocket_connections')).toBe(0));
+
     const client = createClient({
       url: `${server.url.replace(/^http/, 'ws')}/graphql`,
+      connectionParams: cast.prometheus.headers,
       webSocketImpl: WebSocket,
       lazy: true,
       retryAttempts: 0,
@@ -253,28 +322,33 @@ describe('GET /metrics', () => {
       const subscription = client.iterate<{ queueStats: { pending: number } }>({ query: 'subscription { queueStats { pending } }' });
       const first = await subscription.next();
       expect(first.value?.data?.queueStats.pending).toBe(0);
-      await eventually(server.url, (s) => expect(value(s, 'leasehold_websocket_connections')).toBe(1));
+      await eventually(server.url, cast.prometheus, (s) => expect(value(s, 'leasehold_websocket_connections')).toBe(1));
 
-      const second = createClient({ url: `${server.url.replace(/^http/, 'ws')}/graphql`, webSocketImpl: WebSocket, retryAttempts: 0 });
+      const second = createClient({
+        url: `${server.url.replace(/^http/, 'ws')}/graphql`,
+        connectionParams: cast.tanaka.headers,
+        webSocketImpl: WebSocket,
+        retryAttempts: 0,
+      });
       const other = second.iterate<{ queueStats: { pending: number } }>({ query: 'subscription { queueStats { pending } }' });
       await other.next();
-      await eventually(server.url, (s) => expect(value(s, 'leasehold_websocket_connections')).toBe(2));
+      await eventually(server.url, cast.prometheus, (s) => expect(value(s, 'leasehold_websocket_connections')).toBe(2));
       await other.return?.();
       await second.dispose();
-      await eventually(server.url, (s) => expect(value(s, 'leasehold_websocket_connections')).toBe(1));
+      await eventually(server.url, cast.prometheus, (s) => expect(value(s, 'leasehold_websocket_connections')).toBe(1));
 
       await subscription.return?.();
     } finally {
       await client.dispose();
     }
-    await eventually(server.url, (s) => expect(value(s, 'leasehold_websocket_connections')).toBe(0));
+    await eventually(server.url, cast.prometheus, (s) => expect(value(s, 'leasehold_websocket_connections')).toBe(0));
   });
 
   it('refuses other methods with 405 and answers HEAD', async () => {
-    const posted = await fetch(`${server.url}/metrics`, { method: 'POST', headers: { 'content-length': '0' } });
+    const posted = await fetch(`${server.url}/metrics`, { method: 'POST', headers: { 'content-length': '0', ...cast.prometheus.headers } });
     expect(posted.status).toBe(405);
     expect(posted.headers.get('allow')).toBe('GET, HEAD');
-    const head = await fetch(`${server.url}/metrics`, { method: 'HEAD' });
+    const head = await fetch(`${server.url}/metrics`, { method: 'HEAD', headers: cast.prometheus.headers });
     expect(head.status).toBe(200);
     expect(head.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
   });
@@ -282,13 +356,18 @@ describe('GET /metrics', () => {
   it('keeps each app’s numbers apart when several run in one process', async () => {
     const other = await startTestServer();
     try {
-      await addItems(server.url, 2);
-      await gql(other.url, SET_UP);
-      await addItems(other.url, 1);
-      const token = await claim(other.url);
-      await decide(other.url, token, 'REJECTED');
-      const mine = await scrape(server.url);
-      const theirs = await eventually(other.url, (s) => expect(value(s, 'leasehold_decisions_total{decision="REJECTED"}')).toBe(1));
+      const theirCast = await castOf(other);
+      await addItems(server, cast, 2);
+      await gql(other.url, theirCast.admin, SET_UP);
+      await addItems(other, theirCast, 1);
+      const token = await claim(other, theirCast);
+      await decide(other, theirCast, token, 'REJECTED');
+      const mine = await scrape(server.url, cast.prometheus);
+      const theirs = await eventually(other.url, theirCast.prometheus, (s) =>
+        expect(value(s, 'leasehold_decisions_total{decision="REJECTED"}')).toBe(1),
+      );
+      // Each app knows only its own keys.
+      expect((await scrape(other.url, cast.prometheus)).status).toBe(401);
       expect(value(mine, 'leasehold_items{status="PENDING"}')).toBe(2);
       expect(value(mine, 'leasehold_decisions_total{decision="REJECTED"}')).toBe(0);
       expect(value(theirs, 'leasehold_items{status="PENDING"}')).toBe(0);
@@ -299,45 +378,75 @@ describe('GET /metrics', () => {
   });
 });
 
-describe('the METRICS setting', () => {
-  it('defaults to true and accepts only true or false', () => {
+describe('the METRICS and METRICS_PUBLIC settings', () => {
+  it('METRICS defaults to true, METRICS_PUBLIC to false, and both accept only true or false', () => {
     expect(loadConfig({}).metrics).toBe(true);
     expect(loadConfig({ METRICS: 'false' }).metrics).toBe(false);
     expect(() => loadConfig({ METRICS: 'no' })).toThrow(ConfigError);
+    expect(loadConfig({}).metricsPublic).toBe(false);
+    expect(loadConfig({ METRICS_PUBLIC: 'true' }).metricsPublic).toBe(true);
+    expect(() => loadConfig({ METRICS_PUBLIC: 'yes' })).toThrow(ConfigError);
   });
 
   describe('in the server process', () => {
     const enabledDb = tempDatabaseFile();
+    const publicDb = tempDatabaseFile();
     const disabledDb = tempDatabaseFile();
     let enabled: StartedServer;
+    let open: StartedServer;
     let disabled: StartedServer;
+    let scraper: KeyHolder;
+    let viewer: KeyHolder;
 
     beforeAll(async () => {
-      [enabled, disabled] = await Promise.all([
+      // Keys made in each file before its server starts, so no first-run ADMIN key is made (or printed);
+      // the public one has no key at all and is told not to make one.
+      scraper = await createKey(enabledDb.file, 'prometheus', ['VIEWER']);
+      viewer = await createKey(disabledDb.file, 'viewer', ['VIEWER']);
+      [enabled, open, disabled] = await Promise.all([
         startServerProcess({ DATABASE_URL: `file:${enabledDb.file}` }),
+        startServerProcess({ DATABASE_URL: `file:${publicDb.file}`, METRICS_PUBLIC: 'true', BOOTSTRAP_ADMIN_KEY: 'false' }),
         startServerProcess({ DATABASE_URL: `file:${disabledDb.file}`, METRICS: 'false' }),
       ]);
     });
     afterAll(async () => {
-      await Promise.all([enabled?.kill(), disabled?.kill()]);
+      await Promise.all([enabled?.kill(), open?.kill(), disabled?.kill()]);
       enabledDb.cleanup();
+      publicDb.cleanup();
       disabledDb.cleanup();
     });
 
-    it('serves /metrics by default, without authentication', async () => {
-      const scraped = await scrape(enabled.url);
+    it('serves /metrics by default to an authenticated caller only', async () => {
+      const anonymous = await scrape(enabled.url, null);
+      expect(anonymous.status).toBe(401);
+      expect(anonymous.text).not.toMatch(/leasehold_|# TYPE/);
+      expect(JSON.parse(anonymous.text)).toMatchObject({ errors: [{ extensions: { code: 'UNAUTHENTICATED' } }] });
+
+      const scraped = await scrape(enabled.url, scraper);
       expect(scraped.status).toBe(200);
       expect(scraped.contentType).toMatch(/^text\/plain; version=0\.0\.4/);
       expect(value(scraped, 'leasehold_items{status="PENDING"}')).toBe(0);
     });
 
+    it('serves /metrics without a credential with METRICS_PUBLIC=true, while /graphql still needs one', async () => {
+      expect(open.stderr).toEqual([]);
+      const scraped = await scrape(open.url, null);
+      expect(scraped.status).toBe(200);
+      expect(scraped.contentType).toMatch(/^text\/plain; version=0\.0\.4/);
+      expect(value(scraped, 'leasehold_items{status="PENDING"}')).toBe(0);
+      expect((await postGraphQL(open.url, '{ serverTime }')).status).toBe(401);
+    });
+
     it('answers 404 at /metrics with METRICS=false, and everything else still works', async () => {
-      const response = await fetch(`${disabled.url}/metrics`);
-      expect(response.status).toBe(404);
-      expect(await response.text()).not.toMatch(/leasehold_|# TYPE/);
+      for (const caller of [null, viewer]) {
+        const response = await fetch(`${disabled.url}/metrics`, { headers: caller?.headers ?? {} });
+        expect(response.status).toBe(404);
+        expect(await response.text()).not.toMatch(/leasehold_|# TYPE/);
+      }
       expect((await fetch(`${disabled.url}/health`)).status).toBe(200);
-      const graphql = await postGraphQL(disabled.url, '{ serverTime }');
+      const graphql = await postGraphQL(disabled.url, '{ serverTime }', undefined, viewer.headers);
       expect(graphql.status).toBe(200);
+      expect(await graphql.json()).toMatchObject({ data: { serverTime: expect.any(String) } });
     });
   });
 });

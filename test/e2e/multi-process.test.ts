@@ -1,15 +1,20 @@
 // Two real server processes on one SQLite file: no double claim, no lost decision, no SQLITE_BUSY for clients.
+// Every claimant is a REVIEWER principal with its own API key, made in the file before the servers start;
+// each request goes to either process, whichever made the lease.
 import { existsSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readMigrations } from '../../src/db/migrate.js';
-import { post, type StartedServer, startServerProcess } from '../support/process.js';
+import { bootstrapAdmin, createKeys, type KeyHolder, post, type StartedServer, startServerProcess } from '../support/process.js';
 import { tempDatabaseFile } from '../support/server.js';
 
 const ITEMS = 200;
+const BURST = ITEMS + 60;
+const RACERS = 80;
+const WORKERS = 16;
 
-const CLAIM = `mutation ($reviewer: String!) {
-  claimItem(input: { reviewer: $reviewer, leaseSeconds: 600 }) {
+const CLAIM = `mutation {
+  claimItem(input: { leaseSeconds: 600 }) {
     __typename
     ... on ClaimItemPayload { claimed item { batchId recordId version claimedBy } lease { token holder } }
     ... on UserError { code message }
@@ -40,7 +45,7 @@ const DECIDE = `mutation ($token: String!, $decision: Decision!, $category: Stri
 interface Held {
   recordId: string;
   token: string;
-  reviewer: string;
+  reviewer: KeyHolder;
   version: number;
 }
 
@@ -55,9 +60,14 @@ interface Ledger {
   decisions: { recordId: string; reviewer: string; version: number; status: string }[];
 }
 
-/** Sends an operation and insists on a plain, error-free data answer (no SQLITE_BUSY, no internal error). */
-async function ask(server: StartedServer, query: string, variables: Record<string, unknown>): Promise<Record<string, unknown>> {
-  const { status, body } = await post(server.url, query, variables);
+/** Sends an operation as `caller` and insists on a plain, error-free data answer (no SQLITE_BUSY, no internal error). */
+async function ask(
+  server: StartedServer,
+  caller: KeyHolder,
+  query: string,
+  variables: Record<string, unknown>,
+): Promise<Record<string, unknown>> {
+  const { status, body } = await post(server.url, query, variables, caller.headers);
   if (status !== 200 || body.errors !== undefined || !body.data) {
     throw new Error(`${server.url} answered ${status}: ${JSON.stringify(body)}`);
   }
@@ -70,30 +80,30 @@ function payload(data: Record<string, unknown>, field: string, typename: string)
   return result;
 }
 
-async function claim(server: StartedServer, reviewer: string, ledger: Ledger): Promise<Held | null> {
-  const result = payload(await ask(server, CLAIM, { reviewer }), 'claimItem', 'ClaimItemPayload');
+async function claim(server: StartedServer, reviewer: KeyHolder, ledger: Ledger): Promise<Held | null> {
+  const result = payload(await ask(server, reviewer, CLAIM, {}), 'claimItem', 'ClaimItemPayload');
   if (!result.claimed) {
     ledger.claimedFalse += 1;
     return null;
   }
   const item = result.item as { recordId: string; version: number; claimedBy: string };
   const lease = result.lease as { token: string; holder: string };
-  expect(item.claimedBy).toBe(reviewer);
-  expect(lease.holder).toBe(reviewer);
-  ledger.claims.push({ recordId: item.recordId, reviewer, version: item.version });
+  expect(item.claimedBy).toBe(reviewer.name);
+  expect(lease.holder).toBe(reviewer.name);
+  ledger.claims.push({ recordId: item.recordId, reviewer: reviewer.name, version: item.version });
   ledger.wonAt.set(server.url, (ledger.wonAt.get(server.url) ?? 0) + 1);
   return { recordId: item.recordId, token: lease.token, reviewer, version: item.version };
 }
 
 async function renew(server: StartedServer, held: Held, ledger: Ledger): Promise<void> {
-  const result = payload(await ask(server, RENEW, { token: held.token }), 'renewLease', 'RenewLeasePayload');
+  const result = payload(await ask(server, held.reviewer, RENEW, { token: held.token }), 'renewLease', 'RenewLeasePayload');
   const item = result.item as { recordId: string; version: number };
   expect(item.recordId).toBe(held.recordId);
   ledger.renewals.push({ recordId: item.recordId, version: item.version });
 }
 
 async function release(server: StartedServer, held: Held, ledger: Ledger): Promise<void> {
-  const result = payload(await ask(server, RELEASE, { token: held.token }), 'releaseLease', 'ReleaseLeasePayload');
+  const result = payload(await ask(server, held.reviewer, RELEASE, { token: held.token }), 'releaseLease', 'ReleaseLeasePayload');
   const item = result.item as { recordId: string; version: number; claimState: string };
   expect(item).toMatchObject({ recordId: held.recordId, claimState: 'UNCLAIMED' });
   ledger.releases.push({ recordId: item.recordId, version: item.version });
@@ -102,18 +112,40 @@ async function release(server: StartedServer, held: Held, ledger: Ledger): Promi
 async function decide(server: StartedServer, held: Held, n: number, ledger: Ledger): Promise<void> {
   const decision = ['ACCEPTED', 'CORRECTED', 'REJECTED'][n % 3] as string;
   const variables = { token: held.token, decision, category: decision === 'CORRECTED' ? 'beta' : null };
-  const result = payload(await ask(server, DECIDE, variables), 'decideItem', 'DecideItemPayload');
+  const result = payload(await ask(server, held.reviewer, DECIDE, variables), 'decideItem', 'DecideItemPayload');
   const item = result.item as { recordId: string; version: number; status: string; reviewedBy: string };
-  expect(item).toMatchObject({ recordId: held.recordId, status: decision, reviewedBy: held.reviewer });
-  ledger.decisions.push({ recordId: item.recordId, reviewer: held.reviewer, version: item.version, status: decision });
+  expect(item).toMatchObject({ recordId: held.recordId, status: decision, reviewedBy: held.reviewer.name });
+  ledger.decisions.push({ recordId: item.recordId, reviewer: held.reviewer.name, version: item.version, status: decision });
 }
 
 describe('two server processes on one SQLite file', () => {
   const temp = tempDatabaseFile();
   let a: StartedServer;
   let b: StartedServer;
+  let admin: KeyHolder;
+  let proposer: KeyHolder;
+  /** One REVIEWER principal per burst claimant, per racer and per worker. */
+  let burst: KeyHolder[];
+  let racers: KeyHolder[];
+  let workers: KeyHolder[];
 
   beforeAll(async () => {
+    // The keys go in the file first (which migrates it): then no server makes a first ADMIN key, and the
+    // race below is between claims only. Each principal makes far fewer changes than the rate limit's
+    // burst, so the servers keep their default limit.
+    const reviewers = (prefix: string, count: number) =>
+      Array.from({ length: count }, (_, index) => ({ name: `${prefix}-${index}`, roles: ['REVIEWER' as const] }));
+    const keys = await createKeys(temp.file, [
+      { name: 'admin', roles: ['ADMIN'] },
+      { name: 'classifier', roles: ['PROPOSER'] },
+      ...reviewers('burst', BURST),
+      ...reviewers('racer', RACERS),
+      ...reviewers('worker', WORKERS),
+    ]);
+    [admin, proposer] = keys as [KeyHolder, KeyHolder];
+    burst = keys.slice(2, 2 + BURST);
+    racers = keys.slice(2 + BURST, 2 + BURST + RACERS);
+    workers = keys.slice(2 + BURST + RACERS);
     const env = { DATABASE_URL: `file:${temp.file}`, SQLITE_SYNCHRONOUS: 'NORMAL' };
     [a, b] = await Promise.all([startServerProcess(env), startServerProcess(env)]);
   });
@@ -125,7 +157,7 @@ describe('two server processes on one SQLite file', () => {
   it(`shares ${ITEMS} items between concurrent claimants on both processes without a double claim or a lost decision`, async () => {
     const servers = [a, b];
     const categories = payload(
-      await ask(a, `mutation { addCategories(input: { names: ["alpha", "beta"] }) { __typename } }`, {}),
+      await ask(a, admin, `mutation { addCategories(input: { names: ["alpha", "beta"] }) { __typename } }`, {}),
       'addCategories',
       'AddCategoriesPayload',
     );
@@ -139,6 +171,7 @@ describe('two server processes on one SQLite file', () => {
     const added = payload(
       await ask(
         b,
+        proposer,
         'mutation ($items: [AddItemInput!]!) { addItems(input: { items: $items }) { __typename ... on AddItemsPayload { addedCount refusedCount } } }',
         { items },
       ),
@@ -149,11 +182,9 @@ describe('two server processes on one SQLite file', () => {
 
     const ledger: Ledger = { claims: [], wonAt: new Map(), claimedFalse: 0, releases: [], renewals: [], decisions: [] };
 
-    // Round 1: 260 claims at once, half on each process.
-    const burst = await Promise.all(
-      Array.from({ length: ITEMS + 60 }, (_, index) => claim(servers[index % 2] as StartedServer, `burst-${index}`, ledger)),
-    );
-    const held = burst.filter((entry): entry is Held => entry !== null);
+    // Round 1: 260 claims at once by 260 reviewers, half on each process.
+    const claimed = await Promise.all(burst.map((reviewer, index) => claim(servers[index % 2] as StartedServer, reviewer, ledger)));
+    const held = claimed.filter((entry): entry is Held => entry !== null);
     expect(held).toHaveLength(ITEMS);
     expect(ledger.claimedFalse).toBe(60);
     expect(new Set(held.map((entry) => entry.recordId)).size).toBe(ITEMS);
@@ -169,23 +200,24 @@ describe('two server processes on one SQLite file', () => {
       if (index % 4 === 1) await renew(servers[index % 2] as StartedServer, entry, ledger);
       return decide(server, entry, n++, ledger);
     });
-    const racers = Array.from({ length: 80 }, async (_, index) => {
+    const racing = racers.map(async (racer, index) => {
       const server = servers[index % 2] as StartedServer;
-      const got = await claim(server, `racer-${index}`, ledger);
+      const got = await claim(server, racer, ledger);
       if (got) await decide(servers[(index + 1) % 2] as StartedServer, got, n++, ledger);
     });
-    await Promise.all([...round2, ...racers]);
+    await Promise.all([...round2, ...racing]);
 
-    // Round 3: concurrent workers on both processes drain the queue (claim, sometimes renew, decide) until nothing is claimable.
-    const workers = Array.from({ length: 16 }, async (_, worker) => {
+    // Round 3: concurrent workers on both processes drain the queue (claim, sometimes renew, decide) until nothing
+    // is claimable. A worker holds one lease at a time, so its name identifies each of its claims in turn.
+    const draining = workers.map(async (worker, index) => {
       for (let turn = 0; ; turn++) {
-        const got = await claim(servers[(worker + turn) % 2] as StartedServer, `worker-${worker}-${turn}`, ledger);
+        const got = await claim(servers[(index + turn) % 2] as StartedServer, worker, ledger);
         if (!got) return;
-        if (turn % 3 === 0) await renew(servers[(worker + turn + 1) % 2] as StartedServer, got, ledger);
-        await decide(servers[(worker + turn + 1) % 2] as StartedServer, got, n++, ledger);
+        if (turn % 3 === 0) await renew(servers[(index + turn + 1) % 2] as StartedServer, got, ledger);
+        await decide(servers[(index + turn + 1) % 2] as StartedServer, got, n++, ledger);
       }
     });
-    await Promise.all(workers);
+    await Promise.all(draining);
 
     // Every item was decided exactly once, by the reviewer whose claim the client saw succeed.
     expect(ledger.decisions).toHaveLength(ITEMS);
@@ -273,23 +305,37 @@ describe('two server processes starting on a new file at the same moment', () =>
     temp.cleanup();
   });
 
-  it('both migrate, both become ready, and the migrations are recorded once', async () => {
+  it('both migrate, both become ready, the migrations are recorded once, and one first ADMIN key is made between them', async () => {
     expect(existsSync(temp.file)).toBe(false);
     const env = { DATABASE_URL: `file:${temp.file}` };
     const results = await Promise.allSettled([startServerProcess(env), startServerProcess(env)]);
     for (const result of results) if (result.status === 'fulfilled') started.push(result.value);
     expect(results.map((result) => (result.status === 'rejected' ? String(result.reason) : 'started'))).toEqual(['started', 'started']);
 
+    // Exactly one of them made (and printed) the first key; the other found it there.
+    const made = started.map((server) =>
+      server.stdout.some((line) => (JSON.parse(line) as { msg?: string }).msg === 'made the first ADMIN API key (printed on stderr)'),
+    );
+    expect(made.filter(Boolean)).toHaveLength(1);
+    const maker = started[made.indexOf(true)] as StartedServer;
+    const admin = await bootstrapAdmin(maker);
+    expect(started[made.indexOf(false)]?.stderr.join('\n')).not.toMatch(/lhk_/);
+
     for (const server of started) {
       expect((await fetch(`${server.url}/ready`)).status).toBe(200);
-      const { body } = await post(server.url, '{ categories { name } }');
-      expect(body).toEqual({ data: { categories: [] } });
+      expect((await post(server.url, '{ categories { name } }')).status).toBe(401);
+      const { body } = await post(server.url, '{ categories { name } viewer { name roles } }', undefined, admin.headers);
+      expect(body).toEqual({ data: { categories: [], viewer: { name: 'admin', roles: ['ADMIN'] } } });
     }
     const db = new Database(temp.file, { readonly: true });
     try {
       const recorded = db.prepare('SELECT migration_name AS name FROM "_prisma_migrations" ORDER BY migration_name').all();
       expect(recorded).toEqual(readMigrations().map((migration) => ({ name: migration.name })));
       expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
+      expect(db.prepare('SELECT name, roles, createdBy FROM "ApiKey"').all()).toEqual([
+        { name: 'admin', roles: 'ADMIN', createdBy: 'system' },
+      ]);
+      expect(db.prepare(`SELECT count(*) AS n FROM "Event" WHERE "type" = 'API_KEY_CREATED'`).get()).toEqual({ n: 1 });
     } finally {
       db.close();
     }

@@ -1,5 +1,6 @@
-// The real server process: endpoints, offline GraphiQL, JSON logs with request ids, graceful
-// shutdown, configuration errors; and, in-process, how unexpected errors are masked.
+// The real server process: the first start on a new database (its ADMIN key, printed once),
+// endpoints, offline GraphiQL, JSON logs with request ids, graceful shutdown, configuration errors;
+// and, in-process, how unexpected errors are masked.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -11,7 +12,8 @@ import { ConfigError, databaseFileFromUrl, loadConfig } from '../../src/config.j
 import { type Database, openDatabase } from '../../src/db/client.js';
 import { ManualClock } from '../../src/domain/clock.js';
 import { createLogger } from '../../src/logger.js';
-import { post, type StartedServer, spawnServer, startServerProcess } from '../support/process.js';
+import { createApiKey } from '../../src/services/api-keys.js';
+import { bootstrapAdmin, type KeyHolder, post, type StartedServer, spawnServer, startServerProcess } from '../support/process.js';
 import { tempDatabaseFile } from '../support/server.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -62,9 +64,16 @@ describe('the server process', () => {
   // No DATABASE_URL: the server must create ./data/leasehold.db in its working directory.
   const cwd = mkdtempSync(path.join(tmpdir(), 'leasehold-server-'));
   let server: StartedServer;
+  /** The ADMIN key the first start printed, and everything on stderr by then (the banner). */
+  let admin: KeyHolder;
+  let banner: string[];
 
   beforeAll(async () => {
     server = await startServerProcess({ LOG_LEVEL: 'debug', SHUTDOWN_TIMEOUT_MS: '30000' }, { cwd });
+    admin = await bootstrapAdmin(server);
+    // The banner is written in one go; its last line follows the key by a few lines.
+    await server.waitForStderr((line) => line.includes('See the README.'));
+    banner = [...server.stderr];
   });
   afterAll(async () => {
     await server?.kill();
@@ -79,11 +88,36 @@ describe('the server process', () => {
 
     expect((await fetch(`${server.url}/health`)).status).toBe(200);
     expect((await fetch(`${server.url}/ready`)).status).toBe(200);
-    const { status, body } = await post(server.url, '{ serverTime categories { name } }');
+    const { status, body } = await post(server.url, '{ serverTime categories { name } }', undefined, admin.headers);
     expect(status).toBe(200);
     expect(body.errors).toBeUndefined();
     expect(Math.abs(Date.parse(String(body.data?.serverTime)) - Date.now())).toBeLessThan(60_000);
     expect(body.data?.categories).toEqual([]);
+  });
+
+  it('on a new database makes one ADMIN key, prints it once on stderr (never in the log), and refuses anonymous requests', async () => {
+    expect(banner[0]).toBe('Leasehold: this database had no API keys, so an ADMIN key was made. It is shown only this once:');
+    expect(banner).toContain(`Open ${server.url}/graphql and paste this under Headers:`);
+    expect(banner).toContain(`    { "Authorization": "Bearer ${admin.key}" }`);
+    const made = parseLines(server.stdout).find((line) => line.msg === 'made the first ADMIN API key (printed on stderr)');
+    expect(made).toMatchObject({ keyId: 1, prefix: admin.key.slice(0, 12) });
+    expect(server.stdout.join('\n')).not.toContain(admin.key);
+
+    const viewer = await post(server.url, '{ viewer { name roles credential } }', undefined, admin.headers);
+    expect(viewer).toEqual({ status: 200, body: { data: { viewer: { name: 'admin', roles: ['ADMIN'], credential: 'API_KEY' } } } });
+
+    const attempts: Record<string, string>[] = [{}, { authorization: `Bearer lhk_${'x'.repeat(43)}` }, { authorization: admin.key }];
+    for (const [index, headers] of attempts.entries()) {
+      const refused = await post(server.url, '{ serverTime }', undefined, { ...headers, 'x-request-id': `anonymous-${index}` });
+      expect(refused.status).toBe(401);
+      expect(refused.body).toMatchObject({ errors: [{ extensions: { code: 'UNAUTHENTICATED' } }] });
+      expect(refused.body.data).toBeUndefined();
+    }
+    // Each refusal is logged as a request, and the key never reached the log, not even from the attempt that sent it badly.
+    for (const index of attempts.keys()) {
+      await server.waitForLog((line) => line.msg === 'request' && line.requestId === `anonymous-${index}` && line.status === 401, 5_000);
+    }
+    expect(server.stdout.join('\n')).not.toContain(admin.key.slice(12));
   });
 
   it('serves GraphiQL at GET /graphql without loading anything from a CDN', async () => {
@@ -106,12 +140,15 @@ describe('the server process', () => {
   });
 
   it('echoes a valid X-Request-Id, replaces an invalid one, and logs every request with its id', async () => {
-    const echoed = await fetch(`${server.url}/graphql?query=%7BserverTime%7D`, { headers: { 'x-request-id': 'trace-42.abc:7' } });
+    // A GET carries the CSRF-prevention header (no content type makes it a "simple" request otherwise).
+    const echoed = await fetch(`${server.url}/graphql?query=%7BserverTime%7D`, {
+      headers: { 'x-request-id': 'trace-42.abc:7', 'x-graphql-yoga-csrf': '1', ...admin.headers },
+    });
     expect(echoed.status).toBe(200);
     expect(echoed.headers.get('x-request-id')).toBe('trace-42.abc:7');
 
     for (const invalid of ['has space', 'x'.repeat(65), 'semi;colon']) {
-      const replaced = await post(server.url, '{ serverTime }', undefined, { 'x-request-id': invalid });
+      const replaced = await post(server.url, '{ serverTime }', undefined, { 'x-request-id': invalid, ...admin.headers });
       expect(replaced.status).toBe(200);
     }
     const responses = await Promise.all(
@@ -155,6 +192,7 @@ describe('the server process', () => {
     const continued = readUntil(socket, (text) => text.includes('\r\n\r\n'));
     socket.write(
       `POST /graphql HTTP/1.1\r\nHost: ${hostname}:${port}\r\ncontent-type: application/json\r\naccept: application/json\r\n` +
+        `authorization: ${admin.headers.authorization}\r\n` +
         `x-request-id: in-flight-1\r\nexpect: 100-continue\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n`,
     );
     expect(await continued).toMatch(/^HTTP\/1\.1 100 Continue\r\n\r\n$/);
@@ -183,7 +221,8 @@ describe('the server process', () => {
     socket.end();
 
     expect(await server.exited).toBe(0);
-    expect(server.stderr).toEqual([]);
+    // Nothing on stderr but the first-run banner.
+    expect(server.stderr).toEqual(banner);
     const lines = parseLines(server.stdout);
     expect(lines.at(-1)?.msg, server.stdout.slice(-4).join('\n')).toBe('stopped');
     expect(lines.filter((line) => Number(line.level) >= 50)).toEqual([]);
@@ -229,9 +268,16 @@ describe('error masking', () => {
   let db: Database;
   let url: string;
   let stop: () => Promise<void>;
+  let auth: { authorization: string };
 
   beforeAll(async () => {
     db = await openDatabase({ file: temp.file, synchronous: 'NORMAL' });
+    const { key } = await createApiKey(
+      { db, clock: new ManualClock(Date.UTC(2026, 10, 30, 9)) },
+      { name: 'test-setup', authenticated: false },
+      { name: 'viewer', roles: ['VIEWER'] },
+    );
+    auth = { authorization: `Bearer ${key}` };
     // A read client whose category list fails with an unexpected, internal error.
     const brokenCategories = new Proxy(db.read.category, {
       get(target, property) {
@@ -268,7 +314,7 @@ describe('error masking', () => {
   });
 
   it('gives the client INTERNAL_SERVER_ERROR with a request id, and logs the real error under the same id', async () => {
-    const { status, body } = await post(url, '{ serverTime categories { name } }', undefined, { 'x-request-id': 'mask-me-1' });
+    const { status, body } = await post(url, '{ serverTime categories { name } }', undefined, { 'x-request-id': 'mask-me-1', ...auth });
     expect(status).toBe(200);
     expect(body.errors).toHaveLength(1);
     const error = body.errors?.[0] as { message: string; path: string[]; extensions: Record<string, unknown> };
@@ -290,7 +336,7 @@ describe('error masking', () => {
   it('without a valid incoming id, the client still gets the generated id that the log uses', async () => {
     const response = await fetch(`${url}/graphql`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
+      headers: { 'content-type': 'application/json', ...auth },
       body: JSON.stringify({ query: '{ categories { name } }' }),
     });
     const requestId = response.headers.get('x-request-id');
@@ -304,9 +350,9 @@ describe('error masking', () => {
   });
 
   it('other operations on the same server are unaffected, and expected errors keep their own code', async () => {
-    const ok = await post(url, '{ items(first: 1) { edges { node { id } } } }');
+    const ok = await post(url, '{ items(first: 1) { edges { node { id } } } }', undefined, auth);
     expect(ok.body).toEqual({ data: { items: { edges: [] } } });
-    const missing = await post(url, '{ item(batchId: "b", recordId: "r") { __typename ... on UserError { code } } }');
+    const missing = await post(url, '{ item(batchId: "b", recordId: "r") { __typename ... on UserError { code } } }', undefined, auth);
     expect(missing.body).toEqual({ data: { item: { __typename: 'UserError', code: 'ITEM_NOT_FOUND' } } });
   });
 });

@@ -1,6 +1,11 @@
 // The live queue over real graphql-ws clients (and SSE) against a real in-process server on a ManualClock:
 // event payloads, filters, resume without gap or duplicate, the lease holder's stream, queue statistics,
 // connection-bound leases and slow subscribers.
+//
+// Every caller is a principal with its own API key. Each describe block makes all of its principals up
+// front (see `principalsOf`): a new key is an API_KEY_CREATED event, which would shift the sequences the
+// tests count. The in-process servers keep the default rate limit (a bucket of 100 changes per principal,
+// refilled only as the manual clock moves), so heavy writers are spread over several principals.
 import Database from 'better-sqlite3';
 import type { GraphQLError, GraphQLFormattedError } from 'graphql';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -9,7 +14,7 @@ import { EventFeed, type FeedEvent } from '../../src/events/feed.js';
 import { eventStream } from '../../src/events/streams.js';
 import { createLogger } from '../../src/logger.js';
 import { post } from '../support/process.js';
-import { startTestServer, type TestServer } from '../support/server.js';
+import { startTestServer, type TestClient, type TestServer } from '../support/server.js';
 import { type Collected, connectWs, type WsClient, waitFor, writeUntilReceived } from '../support/ws.js';
 
 const ITEM_FIELDS = `id batchId recordId proposedCategory reason status claimState claimedBy claimedAt leaseExpiresAt leaseNumber
@@ -60,14 +65,45 @@ const eventOf = (data: Events): EventPayload => ('queueEvents' in data ? data.qu
 const sequences = (collected: Collected<Events>) => collected.data.map((data) => eventOf(data).sequence);
 const range = (from: number, to: number) => Array.from({ length: Math.max(0, to - from + 1) }, (_, index) => from + index);
 
-/** Sends an operation over HTTP and returns `data`, failing on any top-level error. */
+/** The principals of one describe block, all made when it starts. */
+interface Principals {
+  /** ADMIN: categories. */
+  admin: TestClient;
+  /** PROPOSER: adds the items. */
+  proposer: TestClient;
+  /** VIEWER: watches the queue and reads the history. */
+  viewer: TestClient;
+  /** A REVIEWER or extra PROPOSER named when the block started; anyone else is a mistake in the test. */
+  get(name: string): TestClient;
+}
+
+async function principalsOf(server: TestServer, names: { reviewers?: string[]; proposers?: string[] } = {}): Promise<Principals> {
+  const admin = await server.as('admin', ['ADMIN']);
+  const proposer = await server.as('proposer', ['PROPOSER']);
+  const viewer = await server.as('watcher', ['VIEWER']);
+  const others = new Map<string, TestClient>();
+  for (const name of names.reviewers ?? []) others.set(name, await server.as(name, ['REVIEWER']));
+  for (const name of names.proposers ?? []) others.set(name, await server.as(name, ['PROPOSER']));
+  return {
+    admin,
+    proposer,
+    viewer,
+    get(name) {
+      const client = others.get(name);
+      if (!client) throw new Error(`${name} was not made when the describe block started`);
+      return client;
+    },
+  };
+}
+
+/** Sends an operation over HTTP as `caller` and returns `data`, failing on any top-level error. */
 async function ask(
   server: TestServer,
+  caller: TestClient,
   query: string,
   variables?: Record<string, unknown>,
-  actor?: string,
 ): Promise<Record<string, unknown>> {
-  const { status, body } = await post(server.url, query, variables, actor ? { 'x-leasehold-actor': actor } : {});
+  const { status, body } = await post(server.url, query, variables, caller.headers);
   if (status !== 200 || body.errors || !body.data) throw new Error(`HTTP ${status}: ${JSON.stringify(body)}`);
   return body.data;
 }
@@ -75,12 +111,12 @@ async function ask(
 /** The payload of a mutation that must succeed. */
 async function mutate<T = Record<string, unknown>>(
   server: TestServer,
+  caller: TestClient,
   field: string,
   query: string,
   variables?: Record<string, unknown>,
-  actor?: string,
 ): Promise<T> {
-  const result = (await ask(server, query, variables, actor))[field] as { __typename: string };
+  const result = (await ask(server, caller, query, variables))[field] as { __typename: string };
   if (result.__typename === 'UserError') throw new Error(`${field} refused: ${JSON.stringify(result)}`);
   return result as T;
 }
@@ -93,8 +129,8 @@ const ADD_ITEM = `mutation ($input: AddItemInput!) {
 const ADD_ITEMS = `mutation ($items: [AddItemInput!]!) {
   addItems(input: { items: $items }) { __typename ... on AddItemsPayload { addedCount } ... on UserError { code } }
 }`;
-const CLAIM = `mutation ($reviewer: String!, $leaseSeconds: Int, $batchId: String, $releaseOnDisconnect: Boolean) {
-  claimItem(input: { reviewer: $reviewer, leaseSeconds: $leaseSeconds, batchId: $batchId, releaseOnDisconnect: $releaseOnDisconnect }) {
+const CLAIM = `mutation ($leaseSeconds: Int, $batchId: String, $releaseOnDisconnect: Boolean) {
+  claimItem(input: { leaseSeconds: $leaseSeconds, batchId: $batchId, releaseOnDisconnect: $releaseOnDisconnect }) {
     __typename
     ... on ClaimItemPayload { claimed item { id recordId } lease { token expiresAt } }
     ... on UserError { code field message }
@@ -126,34 +162,33 @@ interface Claimed {
   lease: { token: string; expiresAt: string } | null;
 }
 
-async function claim(
-  server: TestServer,
-  reviewer: string,
-  leaseSeconds: number,
-  batchId?: string,
-): Promise<{ id: string; recordId: string; token: string }> {
-  const result = await mutate<Claimed>(server, 'claimItem', CLAIM, { reviewer, leaseSeconds, batchId });
-  if (!result.item || !result.lease) throw new Error(`nothing claimable for ${reviewer}`);
-  return { id: result.item.id, recordId: result.item.recordId, token: result.lease.token };
+/** A lease `holder` took: renewing, releasing, deciding and following it are the holder's to do. */
+interface Lease {
+  id: string;
+  recordId: string;
+  token: string;
+  holder: TestClient;
 }
 
-const addItem = (server: TestServer, batchId: string, recordId: string, proposedCategory = 'alpha', actor = 'proposer') =>
-  mutate<{ item: { id: string; recordId: string; createdAt: string } }>(
-    server,
-    'addItem',
-    ADD_ITEM,
-    { input: { batchId, recordId, proposedCategory, reason: `check ${recordId}` } },
-    actor,
-  ).then((payload) => payload.item);
+async function claim(server: TestServer, holder: TestClient, leaseSeconds: number, batchId?: string): Promise<Lease> {
+  const result = await mutate<Claimed>(server, holder, 'claimItem', CLAIM, { leaseSeconds, batchId });
+  if (!result.item || !result.lease) throw new Error(`nothing claimable for ${holder.name}`);
+  return { id: result.item.id, recordId: result.item.recordId, token: result.lease.token, holder };
+}
+
+const addItem = (server: TestServer, proposer: TestClient, batchId: string, recordId: string, proposedCategory = 'alpha') =>
+  mutate<{ item: { id: string; recordId: string; createdAt: string } }>(server, proposer, 'addItem', ADD_ITEM, {
+    input: { batchId, recordId, proposedCategory, reason: `check ${recordId}` },
+  }).then((payload) => payload.item);
 
 /** The whole stored history, in order, as the events query shows it. */
 type StoredEvent = Omit<EventPayload, 'serverNow' | 'item'> & { item: { id: string; batchId: string } | null };
 
-async function history(server: TestServer): Promise<StoredEvent[]> {
+async function history(server: TestServer, reader: TestClient): Promise<StoredEvent[]> {
   const all: StoredEvent[] = [];
   let after: string | null = null;
   for (;;) {
-    const data = await ask(server, HISTORY, { after });
+    const data = await ask(server, reader, HISTORY, { after });
     const page = data.events as { edges: { node: (typeof all)[number] }[]; pageInfo: { hasNextPage: boolean; endCursor: string | null } };
     all.push(...page.edges.map((edge) => edge.node));
     if (!page.pageInfo.hasNextPage) return all;
@@ -181,9 +216,10 @@ function refusalCodes(collected: Collected<unknown>): unknown[] {
 
 describe('subscriptions over graphql-ws', () => {
   let server: TestServer;
+  let people: Principals;
   const clients: WsClient[] = [];
   const open = async () => {
-    const client = await connectWs(server.url);
+    const client = await connectWs(server.url, people.viewer.headers);
     clients.push(client);
     return client;
   };
@@ -192,6 +228,7 @@ describe('subscriptions over graphql-ws', () => {
 
   beforeAll(async () => {
     server = await startTestServer();
+    people = await principalsOf(server, { reviewers: ['rita', 'sam', 'tess', 'ann', 'xav', 'bea', 'cat'] });
   });
   afterEach(async () => {
     await Promise.all(clients.splice(0).map((client) => client.close()));
@@ -214,7 +251,25 @@ describe('subscriptions over graphql-ws', () => {
       return fresh;
     };
 
-    await mutate(server, 'addCategories', ADD_CATEGORIES, { names: ['alpha', 'beta', 'gamma'] }, 'admin');
+    // The history starts with the keys of this block's principals, made before anything else.
+    const keys = await next(latest());
+    expect(keys.map((event) => [event.type, event.actor, event.item, event.details.name])).toEqual(
+      ['admin', 'proposer', 'watcher', 'rita', 'sam', 'tess', 'ann', 'xav', 'bea', 'cat'].map((name) => [
+        'API_KEY_CREATED',
+        'test-setup',
+        null,
+        name,
+      ]),
+    );
+    // The details name the key (its id, roles and shown prefix), never the key itself.
+    expect(keys[3]?.details).toEqual({ keyId: 4, name: 'rita', roles: 'REVIEWER', prefix: people.get('rita').key.slice(0, 12) });
+    const byName = new Map([people.admin, people.proposer, people.viewer].map((client) => [client.name, client]));
+    for (const event of keys) {
+      const { key } = byName.get(String(event.details.name)) ?? people.get(String(event.details.name));
+      expect(JSON.stringify(event)).not.toContain(key.slice(12));
+    }
+
+    await mutate(server, people.admin, 'addCategories', ADD_CATEGORIES, { names: ['alpha', 'beta', 'gamma'] });
     const categories = await next(3);
     expect(categories.map((event) => [event.type, event.categoryName, event.actor, event.item])).toEqual([
       ['CATEGORY_ADDED', 'alpha', 'admin', null],
@@ -223,7 +278,7 @@ describe('subscriptions over graphql-ws', () => {
     ]);
 
     server.clock.advance(1_000);
-    const added = await addItem(server, 'pay', 'P-1');
+    const added = await addItem(server, people.proposer, 'pay', 'P-1');
     const [itemAdded] = await next();
     expect(itemAdded).toMatchObject({
       type: 'ITEM_ADDED',
@@ -255,7 +310,7 @@ describe('subscriptions over graphql-ws', () => {
     });
 
     server.clock.advance(1_000);
-    const first = await claim(server, 'rita', 120);
+    const first = await claim(server, people.get('rita'), 120);
     const [claimed] = await next();
     const firstExpiry = new Date(server.clock.now().getTime() + 120_000).toISOString();
     expect(claimed).toMatchObject({
@@ -278,7 +333,7 @@ describe('subscriptions over graphql-ws', () => {
     });
 
     server.clock.advance(10_000);
-    await mutate(server, 'renewLease', RENEW, { token: first.token, leaseSeconds: 60 });
+    await mutate(server, first.holder, 'renewLease', RENEW, { token: first.token, leaseSeconds: 60 });
     const [renewed] = await next();
     const renewedExpiry = new Date(server.clock.now().getTime() + 60_000).toISOString();
     expect(renewed).toMatchObject({
@@ -293,7 +348,7 @@ describe('subscriptions over graphql-ws', () => {
     });
 
     server.clock.advance(1_000);
-    await mutate(server, 'releaseLease', RELEASE, { token: first.token });
+    await mutate(server, first.holder, 'releaseLease', RELEASE, { token: first.token });
     const [released] = await next();
     expect(released).toMatchObject({
       type: 'LEASE_RELEASED',
@@ -305,7 +360,7 @@ describe('subscriptions over graphql-ws', () => {
     });
     expect(released?.details.reason).toBeUndefined();
 
-    await claim(server, 'sam', 30);
+    await claim(server, people.get('sam'), 30);
     const [second] = await next();
     const secondExpiry = new Date(server.clock.now().getTime() + 30_000).toISOString();
     expect(second).toMatchObject({ type: 'LEASE_CLAIMED', actor: 'sam', leaseNumber: 2, leaseExpiresAt: secondExpiry });
@@ -324,10 +379,10 @@ describe('subscriptions over graphql-ws', () => {
     });
 
     server.clock.advance(5_000);
-    const third = await claim(server, 'tess', 300);
+    const third = await claim(server, people.get('tess'), 300);
     const [reclaimed] = await next();
     expect(reclaimed).toMatchObject({ type: 'LEASE_CLAIMED', actor: 'tess', leaseNumber: 3, details: { replacedHolder: 'sam' } });
-    await mutate(server, 'decideItem', DECIDE, { token: third.token, decision: 'CORRECTED', category: 'beta' });
+    await mutate(server, third.holder, 'decideItem', DECIDE, { token: third.token, decision: 'CORRECTED', category: 'beta' });
     const [decided] = await next();
     expect(decided).toMatchObject({
       type: 'ITEM_DECIDED',
@@ -349,12 +404,24 @@ describe('subscriptions over graphql-ws', () => {
       },
     });
 
-    await mutate(server, 'retireCategory', RETIRE_CATEGORY, { name: 'gamma' }, 'admin');
+    await mutate(server, people.admin, 'retireCategory', RETIRE_CATEGORY, { name: 'gamma' });
     const [retired] = await next();
     expect(retired).toMatchObject({ type: 'CATEGORY_RETIRED', categoryName: 'gamma', actor: 'admin', item: null, occurredAt: now() });
 
+    // A refused change is recorded too, with the principal who attempted it.
+    const refused = await ask(server, people.get('sam'), RENEW, { token: first.token });
+    expect(refused.renewLease).toEqual({ __typename: 'UserError', code: 'CLAIM_NOT_FOUND' });
+    const [refusal] = await next();
+    expect(refusal).toMatchObject({
+      type: 'OPERATION_REFUSED',
+      actor: 'sam',
+      occurredAt: now(),
+      item: null,
+      details: { operation: 'renewLease', code: 'CLAIM_NOT_FOUND', field: 'token' },
+    });
+
     // Nothing more, nothing less than the stored history, field for field, in order.
-    const stored = await history(server);
+    const stored = await history(server, people.viewer);
     expect(seen.map(({ serverNow: _now, item: _item, ...event }) => event)).toEqual(stored.map(({ item: _item, ...event }) => event));
     expect(seen.map((event) => event.item?.id ?? null)).toEqual(stored.map((event) => event.item?.id ?? null));
     expect(seen.map((event) => event.sequence)).toEqual(range(1, stored.length));
@@ -371,14 +438,14 @@ describe('subscriptions over graphql-ws', () => {
     const start = latest();
     const ws = await open();
     const kinds = ws.subscribe<Events>(QUEUE_EVENTS, { after: start, filter: { kinds: ['CLASSIFICATION'] } });
-    await mutate(server, 'addCategories', ADD_CATEGORIES, { names: ['kind-test'] });
-    const item = await addItem(server, 'k-1', 'K');
+    await mutate(server, people.admin, 'addCategories', ADD_CATEGORIES, { names: ['kind-test'] });
+    const item = await addItem(server, people.proposer, 'k-1', 'K');
     await waitFor(
       () => sequences(kinds).at(-1) === latest(),
       5_000,
       () => `kinds got ${sequences(kinds).join(',')}`,
     );
-    const stored = (await history(server)).filter((event) => event.sequence > start);
+    const stored = (await history(server, people.viewer)).filter((event) => event.sequence > start);
     expect(stored.map((event) => event.type)).toEqual(['CATEGORY_ADDED', 'ITEM_ADDED']);
     expect(kinds.data.map((data) => eventOf(data).type)).toEqual(['ITEM_ADDED']);
     expect(eventOf(kinds.data[0] as never).item?.id).toBe(item.id);
@@ -386,12 +453,12 @@ describe('subscriptions over graphql-ws', () => {
 
   it('itemEvents carries only that item; queue filters by batch, by type, and both', async () => {
     const start = latest();
-    const a = await addItem(server, 'f-1', 'A');
-    await addItem(server, 'f-2', 'X');
-    await addItem(server, 'f-1', 'B');
-    const leaseA = await claim(server, 'ann', 300, 'f-1');
-    const leaseX = await claim(server, 'xav', 300, 'f-2');
-    await mutate(server, 'renewLease', RENEW, { token: leaseX.token });
+    const a = await addItem(server, people.proposer, 'f-1', 'A');
+    await addItem(server, people.proposer, 'f-2', 'X');
+    await addItem(server, people.proposer, 'f-1', 'B');
+    const leaseA = await claim(server, people.get('ann'), 300, 'f-1');
+    const leaseX = await claim(server, people.get('xav'), 300, 'f-2');
+    await mutate(server, leaseX.holder, 'renewLease', RENEW, { token: leaseX.token });
 
     // Subscribed after some of the changes: the replayed part and the live part must agree with the filters.
     const ws = await open();
@@ -401,18 +468,18 @@ describe('subscriptions over graphql-ws', () => {
       types: ws.subscribe<Events>(QUEUE_EVENTS, { after: start, filter: { types: ['LEASE_CLAIMED', 'ITEM_DECIDED'] } }),
       both: ws.subscribe<Events>(QUEUE_EVENTS, { after: start, filter: { batchId: 'f-1', types: ['LEASE_CLAIMED'] } }),
     };
-    await mutate(server, 'releaseLease', RELEASE, { token: leaseA.token });
-    await mutate(server, 'decideItem', DECIDE, { token: leaseX.token, decision: 'ACCEPTED' });
-    const leaseA2 = await claim(server, 'bea', 300, 'f-1');
-    await addItem(server, 'f-2', 'Y');
-    const leaseB = await claim(server, 'cat', 300, 'f-1');
-    await mutate(server, 'decideItem', DECIDE, { token: leaseB.token, decision: 'REJECTED' });
-    await mutate(server, 'releaseLease', RELEASE, { token: leaseA2.token });
+    await mutate(server, leaseA.holder, 'releaseLease', RELEASE, { token: leaseA.token });
+    await mutate(server, leaseX.holder, 'decideItem', DECIDE, { token: leaseX.token, decision: 'ACCEPTED' });
+    const leaseA2 = await claim(server, people.get('bea'), 300, 'f-1');
+    await addItem(server, people.proposer, 'f-2', 'Y');
+    const leaseB = await claim(server, people.get('cat'), 300, 'f-1');
+    await mutate(server, leaseB.holder, 'decideItem', DECIDE, { token: leaseB.token, decision: 'REJECTED' });
+    await mutate(server, leaseA2.holder, 'releaseLease', RELEASE, { token: leaseA2.token });
     // The last change matches every subscription, so once it has arrived nothing else can still be on the way.
-    expect((await claim(server, 'ann', 300, 'f-1')).recordId).toBe('A');
+    expect((await claim(server, people.get('ann'), 300, 'f-1')).recordId).toBe('A');
     const end = latest();
 
-    const stored = (await history(server)).filter((event) => event.sequence > start);
+    const stored = (await history(server, people.viewer)).filter((event) => event.sequence > start);
     const expected = {
       item: stored.filter((event) => event.item?.id === a.id),
       batch: stored.filter((event) => event.item?.batchId === 'f-1'),
@@ -457,12 +524,17 @@ describe('subscriptions over graphql-ws', () => {
   });
 });
 
+/** Concurrent writers while a subscription resumes: each its own PROPOSER (100 changes each would use a whole bucket). */
+const WRITERS = Array.from({ length: 8 }, (_, writer) => `writer-${writer}`);
+
 describe('resuming a subscription', () => {
   let server: TestServer;
+  let people: Principals;
   const clients: WsClient[] = [];
   beforeAll(async () => {
     server = await startTestServer();
-    await mutate(server, 'addCategories', ADD_CATEGORIES, { names: ['alpha'] });
+    people = await principalsOf(server, { proposers: [...WRITERS, 'live-writer', 'ahead-writer'] });
+    await mutate(server, people.admin, 'addCategories', ADD_CATEGORIES, { names: ['alpha'] });
   });
   afterAll(async () => {
     await Promise.all(clients.map((client) => client.close()));
@@ -479,17 +551,20 @@ describe('resuming a subscription', () => {
 
   it('after=N while writes keep coming gives exactly N+1..M: no gap, no duplicate', async () => {
     // A backlog longer than one replay page (500), then resume from inside it while writers keep adding.
-    for (let batch = 0; batch < 3; batch++) await mutate(server, 'addItems', ADD_ITEMS, { items: items(`old-${batch}`, 400) });
-    const resumeAfter = 150;
+    // (The history starts with the keys and the category.)
+    const base = latestSequenceOf(server.file);
+    for (let batch = 0; batch < 3; batch++)
+      await mutate(server, people.proposer, 'addItems', ADD_ITEMS, { items: items(`old-${batch}`, 400) });
+    const resumeAfter = base + 150;
     let writing = true;
-    const writers = Array.from({ length: 4 }, async (_, writer) => {
-      for (let n = 0; n < 100; n++) await addItem(server, `live-${writer}`, `L-${n}`);
+    const writers = WRITERS.map(async (writer) => {
+      for (let n = 0; n < 50; n++) await addItem(server, people.get(writer), `live-${writer}`, `L-${n}`);
     });
     const allWritten = Promise.all(writers).finally(() => {
       writing = false;
     });
-    await waitFor(() => latestSequenceOf(server.file) > 1_201 + 20);
-    const ws = await connectWs(server.url);
+    await waitFor(() => latestSequenceOf(server.file) > base + 1_200 + 20);
+    const ws = await connectWs(server.url, people.viewer.headers);
     clients.push(ws);
     const resumed = ws.subscribe<Events>(`subscription ($after: Int) { queueEvents(after: $after) { sequence type } }`, {
       after: resumeAfter,
@@ -497,28 +572,30 @@ describe('resuming a subscription', () => {
     expect(writing).toBe(true);
     await allWritten;
     const end = latestSequenceOf(server.file);
-    expect(end).toBe(1 + 1_200 + 400);
+    expect(end).toBe(base + 1_200 + 400);
     await waitFor(
       () => resumed.data.length >= end - resumeAfter,
       10_000,
       () => `got ${resumed.data.length} of ${end - resumeAfter}`,
     );
     // One more change proves nothing else was queued behind the last one.
-    await addItem(server, 'live-tail', 'T');
+    await addItem(server, people.proposer, 'live-tail', 'T');
     await waitFor(() => resumed.data.length >= end + 1 - resumeAfter);
     expect(sequences(resumed)).toEqual(range(resumeAfter + 1, end + 1));
   });
 
   it('without after starts live: nothing stored before is replayed, and what follows arrives in order', async () => {
     const before = latestSequenceOf(server.file);
-    const ws = await connectWs(server.url);
+    const ws = await connectWs(server.url, people.viewer.headers);
     clients.push(ws);
     const live = ws.subscribe<Events>('subscription { queueEvents { sequence } }');
+    const writer = people.get('live-writer');
     await writeUntilReceived(
       () => live.data.length > 0,
-      (n) => addItem(server, 'live-only', `N-${n}`),
+      (n) => addItem(server, writer, 'live-only', `N-${n}`),
+      90,
     );
-    await addItem(server, 'live-only', 'N-last');
+    await addItem(server, writer, 'live-only', 'N-last');
     const end = latestSequenceOf(server.file);
     await waitFor(() => (sequences(live).at(-1) ?? 0) >= end);
     const got = sequences(live);
@@ -528,16 +605,17 @@ describe('resuming a subscription', () => {
 
   it('after beyond the end of the history continues live', async () => {
     const end = latestSequenceOf(server.file);
-    const ws = await connectWs(server.url);
+    const ws = await connectWs(server.url, people.viewer.headers);
     clients.push(ws);
     const ahead = ws.subscribe<Events>('subscription ($after: Int) { queueEvents(after: $after) { sequence } }', { after: end + 1_000 });
+    const writer = people.get('ahead-writer');
     // Before the fix, the first 1 000 events were skipped: far more than the writes allowed here.
     await writeUntilReceived(
       () => ahead.data.length > 0,
-      (n) => addItem(server, 'ahead', `A-${n}`),
-      100,
+      (n) => addItem(server, writer, 'ahead', `A-${n}`),
+      90,
     );
-    await addItem(server, 'ahead', 'A-last');
+    await addItem(server, writer, 'ahead', 'A-last');
     const last = latestSequenceOf(server.file);
     await waitFor(() => (sequences(ahead).at(-1) ?? 0) >= last);
     const got = sequences(ahead);
@@ -549,6 +627,7 @@ describe('resuming a subscription', () => {
 
 describe("the lease holder's stream (leaseEvents)", () => {
   let server: TestServer;
+  let people: Principals;
   const clients: WsClient[] = [];
   let observer: Collected<Events>;
   const now = () => server.clock.now().toISOString();
@@ -556,8 +635,9 @@ describe("the lease holder's stream (leaseEvents)", () => {
 
   beforeAll(async () => {
     server = await startTestServer();
-    await mutate(server, 'addCategories', ADD_CATEGORIES, { names: ['alpha'] });
-    const ws = await connectWs(server.url);
+    people = await principalsOf(server, { reviewers: ['hana', 'ivan', 'dora', 'rex', 'olga', 'mallory'] });
+    await mutate(server, people.admin, 'addCategories', ADD_CATEGORIES, { names: ['alpha'] });
+    const ws = await connectWs(server.url, people.viewer.headers);
     clients.push(ws);
     observer = ws.subscribe<Events>('subscription { queueEvents(after: 0) { sequence } }');
   });
@@ -570,26 +650,26 @@ describe("the lease holder's stream (leaseEvents)", () => {
    * Subscribes to a lease's notices and waits until the server really listens: the stream arms one clock
    * timer (its EXPIRING reminder), counted once everything before it has reached the feed.
    */
-  async function holderStream(token: string): Promise<Collected<{ leaseEvents: Notice }>> {
+  async function holderStream(lease: Lease): Promise<Collected<{ leaseEvents: Notice }>> {
     const end = latestSequenceOf(server.file);
     await waitFor(() => sequences(observer).at(-1) === end);
     const timers = server.clock.pendingTimers();
-    const ws = await connectWs(server.url);
+    const ws = await connectWs(server.url, lease.holder.headers);
     clients.push(ws);
-    const stream = ws.subscribe<{ leaseEvents: Notice }>(LEASE_EVENTS, { token });
+    const stream = ws.subscribe<{ leaseEvents: Notice }>(LEASE_EVENTS, { token: lease.token });
     await waitFor(() => server.clock.pendingTimers() === timers + 1 || stream.results.length > 0);
     return stream;
   }
   const notices = (stream: Collected<{ leaseEvents: Notice }>) => stream.data.map((data) => data.leaseEvents);
 
   it('RENEWED with the new expiry, EXPIRING 60 s before it (not earlier), EXPIRED when it passes, then LOST and the end', async () => {
-    await addItem(server, 'hold', 'H-1');
+    await addItem(server, people.proposer, 'hold', 'H-1');
     const t0 = server.clock.now();
-    const lease = await claim(server, 'hana', 300, 'hold');
-    const stream = await holderStream(lease.token);
+    const lease = await claim(server, people.get('hana'), 300, 'hold');
+    const stream = await holderStream(lease);
 
     server.clock.advance(100_000);
-    await mutate(server, 'renewLease', RENEW, { token: lease.token, leaseSeconds: 120 });
+    await mutate(server, lease.holder, 'renewLease', RENEW, { token: lease.token, leaseSeconds: 120 });
     await waitFor(() => notices(stream).length === 1);
     expect(notices(stream)[0]).toMatchObject({
       kind: 'RENEWED',
@@ -602,7 +682,7 @@ describe("the lease holder's stream (leaseEvents)", () => {
 
     // One second before the warning window: no reminder yet. A renewal to the same expiry is the marker (notices keep their order).
     server.clock.advance(59_000);
-    await mutate(server, 'renewLease', RENEW, { token: lease.token, leaseSeconds: 61 });
+    await mutate(server, lease.holder, 'renewLease', RENEW, { token: lease.token, leaseSeconds: 61 });
     await waitFor(() => notices(stream).length === 2);
     expect(notices(stream)[1]).toMatchObject({ kind: 'RENEWED', expiresAt: at(220_000, t0) });
 
@@ -630,13 +710,13 @@ describe("the lease holder's stream (leaseEvents)", () => {
     expect(stream.completed).toBe(false);
 
     // A holder who subscribes only now is told at once that the lease lapsed.
-    const late = await connectWs(server.url);
+    const late = await connectWs(server.url, lease.holder.headers);
     clients.push(late);
     const lateStream = late.subscribe<{ leaseEvents: Notice }>(LEASE_EVENTS, { token: lease.token });
     await waitFor(() => lateStream.data.length === 1);
     expect(lateStream.data[0]?.leaseEvents).toMatchObject({ kind: 'EXPIRED', expiresAt: at(220_000, t0), event: null });
 
-    await claim(server, 'ivan', 300, 'hold');
+    await claim(server, people.get('ivan'), 300, 'hold');
     await waitFor(() => stream.completed && lateStream.completed);
     expect(notices(stream)[4]).toMatchObject({
       kind: 'LOST',
@@ -651,15 +731,15 @@ describe("the lease holder's stream (leaseEvents)", () => {
   });
 
   it('DECIDED and RELEASED end the stream', async () => {
-    await addItem(server, 'end', 'E-1');
-    await addItem(server, 'end', 'E-2');
-    const toDecide = await claim(server, 'dora', 300, 'end');
-    const toRelease = await claim(server, 'rex', 300, 'end');
-    const decidedStream = await holderStream(toDecide.token);
-    const releasedStream = await holderStream(toRelease.token);
+    await addItem(server, people.proposer, 'end', 'E-1');
+    await addItem(server, people.proposer, 'end', 'E-2');
+    const toDecide = await claim(server, people.get('dora'), 300, 'end');
+    const toRelease = await claim(server, people.get('rex'), 300, 'end');
+    const decidedStream = await holderStream(toDecide);
+    const releasedStream = await holderStream(toRelease);
 
-    await mutate(server, 'decideItem', DECIDE, { token: toDecide.token, decision: 'ACCEPTED' });
-    await mutate(server, 'releaseLease', RELEASE, { token: toRelease.token });
+    await mutate(server, toDecide.holder, 'decideItem', DECIDE, { token: toDecide.token, decision: 'ACCEPTED' });
+    await mutate(server, toRelease.holder, 'releaseLease', RELEASE, { token: toRelease.token });
     await waitFor(() => decidedStream.completed && releasedStream.completed);
     expect(notices(decidedStream)).toEqual([
       expect.objectContaining({
@@ -677,15 +757,35 @@ describe("the lease holder's stream (leaseEvents)", () => {
     ]);
 
     // A token whose lease has ended is no longer a lease.
-    const ws = await connectWs(server.url);
+    const ws = await connectWs(server.url, toDecide.holder.headers);
     clients.push(ws);
     const ended = ws.subscribe(LEASE_EVENTS, { token: toDecide.token });
     await ended.ended;
     expect(refusalCodes(ended)).toEqual(['CLAIM_NOT_FOUND']);
   });
 
+  it('only the holder may follow a lease: another reviewer is refused NOT_LEASE_HOLDER, a VIEWER FORBIDDEN', async () => {
+    await addItem(server, people.proposer, 'own', 'O-1');
+    const lease = await claim(server, people.get('olga'), 300, 'own');
+    const other = await connectWs(server.url, people.get('mallory').headers);
+    const watcher = await connectWs(server.url, people.viewer.headers);
+    clients.push(other, watcher);
+    const stolen = other.subscribe(LEASE_EVENTS, { token: lease.token });
+    const peeked = watcher.subscribe(LEASE_EVENTS, { token: lease.token });
+    await Promise.all([stolen.ended, peeked.ended]);
+    expect(refusalCodes(stolen)).toEqual(['NOT_LEASE_HOLDER']);
+    expect(refusalCodes(peeked)).toEqual(['FORBIDDEN']);
+    expect([stolen.data, peeked.data]).toEqual([[], []]);
+
+    // The holder's own stream is unaffected and ends with the decision.
+    const own = await holderStream(lease);
+    await mutate(server, lease.holder, 'decideItem', DECIDE, { token: lease.token, decision: 'REJECTED' });
+    await waitFor(() => own.completed);
+    expect(notices(own).map((notice) => [notice.kind, notice.event?.actor])).toEqual([['DECIDED', 'olga']]);
+  });
+
   it('a malformed token is INVALID_TOKEN, an unknown one CLAIM_NOT_FOUND', async () => {
-    const ws = await connectWs(server.url);
+    const ws = await connectWs(server.url, people.get('rex').headers);
     clients.push(ws);
     const malformed = ws.subscribe(LEASE_EVENTS, { token: 'not a token!' });
     const unknown = ws.subscribe(LEASE_EVENTS, { token: 'A'.repeat(43) });
@@ -699,10 +799,12 @@ describe("the lease holder's stream (leaseEvents)", () => {
 
 describe('queueStats', () => {
   let server: TestServer;
+  let people: Principals;
   let ws: WsClient;
   beforeAll(async () => {
     server = await startTestServer();
-    ws = await connectWs(server.url);
+    people = await principalsOf(server, { reviewers: ['stan'] });
+    ws = await connectWs(server.url, people.viewer.headers);
   });
   afterAll(async () => {
     await ws.close();
@@ -730,11 +832,18 @@ describe('queueStats', () => {
     const t0 = server.clock.now();
     const iso = (offsetMs: number) => new Date(t0.getTime() + offsetMs).toISOString();
 
+    // The history holds only the principals' keys so far: nothing counted yet.
     await waitFor(() => stats.data.length > 0);
-    expect(current()).toEqual({ ...zero, oldestPendingCreatedAt: null, oldestPendingAgeSeconds: null, sequence: 0, serverNow: iso(0) });
+    expect(current()).toEqual({
+      ...zero,
+      oldestPendingCreatedAt: null,
+      oldestPendingAgeSeconds: null,
+      sequence: latestSequenceOf(server.file),
+      serverNow: iso(0),
+    });
 
-    await mutate(server, 'addCategories', ADD_CATEGORIES, { names: ['alpha', 'beta'] });
-    await addItem(server, 'st', 'S-1');
+    await mutate(server, people.admin, 'addCategories', ADD_CATEGORIES, { names: ['alpha', 'beta'] });
+    await addItem(server, people.proposer, 'st', 'S-1');
     expect(await settledStats()).toMatchObject({
       ...zero,
       pending: 1,
@@ -744,7 +853,7 @@ describe('queueStats', () => {
     });
 
     server.clock.advance(90_000);
-    await addItem(server, 'st', 'S-2');
+    await addItem(server, people.proposer, 'st', 'S-2');
     expect(await settledStats()).toMatchObject({
       pending: 2,
       unclaimed: 2,
@@ -754,7 +863,7 @@ describe('queueStats', () => {
     });
 
     server.clock.advance(10_000);
-    const lease = await claim(server, 'stan', 30);
+    const lease = await claim(server, people.get('stan'), 30);
     expect(await settledStats()).toMatchObject({
       pending: 2,
       unclaimed: 1,
@@ -774,10 +883,10 @@ describe('queueStats', () => {
       serverNow: iso(130_000),
     });
 
-    const again = await claim(server, 'stan', 300);
+    const again = await claim(server, people.get('stan'), 300);
     expect(again.recordId).toBe(lease.recordId);
     expect(await settledStats()).toMatchObject({ activeLeases: 1, expiredLeases: 0 });
-    await mutate(server, 'decideItem', DECIDE, { token: again.token, decision: 'CORRECTED', category: 'beta' });
+    await mutate(server, again.holder, 'decideItem', DECIDE, { token: again.token, decision: 'CORRECTED', category: 'beta' });
     expect(await settledStats()).toMatchObject({
       ...zero,
       pending: 1,
@@ -792,15 +901,18 @@ describe('queueStats', () => {
 
 describe('connection-bound leases', () => {
   let server: TestServer;
+  let people: Principals;
   beforeAll(async () => {
     server = await startTestServer();
-    await mutate(server, 'addCategories', ADD_CATEGORIES, { names: ['alpha'] });
+    people = await principalsOf(server, { reviewers: ['cora', 'cruz', 'dan', 'dee', 'hal'] });
+    await mutate(server, people.admin, 'addCategories', ADD_CATEGORIES, { names: ['alpha'] });
   });
   afterAll(() => server.stop());
 
   const itemHistory = async (batchId: string, recordId: string) => {
     const data = await ask(
       server,
+      people.viewer,
       'query ($b: String!, $r: String!) { item(batchId: $b, recordId: $r) { ... on Item { claimState history(first: 50) { edges { node { type actor details } } } } } }',
       { b: batchId, r: recordId },
     );
@@ -812,33 +924,24 @@ describe('connection-bound leases', () => {
   };
 
   it('releases the lease when the socket that claimed it closes, or is cut off', async () => {
-    await addItem(server, 'cb', 'C-1');
-    await addItem(server, 'cb', 'C-2');
-    await addItem(server, 'cb', 'C-3');
-    const watcher = await connectWs(server.url);
+    await addItem(server, people.proposer, 'cb', 'C-1');
+    await addItem(server, people.proposer, 'cb', 'C-2');
+    await addItem(server, people.proposer, 'cb', 'C-3');
+    const watcher = await connectWs(server.url, people.viewer.headers);
     const watched = watcher.subscribe<Events>(QUEUE_EVENTS, {
       after: latestSequenceOf(server.file),
       filter: { types: ['LEASE_RELEASED'] },
     });
 
-    const screen = await connectWs(server.url);
-    const bound = await screen.execute<{ claimItem: Claimed }>(CLAIM, {
-      reviewer: 'cora',
-      leaseSeconds: 600,
-      batchId: 'cb',
-      releaseOnDisconnect: true,
-    });
-    const unbound = await screen.execute<{ claimItem: Claimed }>(CLAIM, { reviewer: 'cora', leaseSeconds: 600, batchId: 'cb' });
+    // Each screen claims as the principal whose key opened its connection.
+    const screen = await connectWs(server.url, people.get('cora').headers);
+    const bound = await screen.execute<{ claimItem: Claimed }>(CLAIM, { leaseSeconds: 600, batchId: 'cb', releaseOnDisconnect: true });
+    const unbound = await screen.execute<{ claimItem: Claimed }>(CLAIM, { leaseSeconds: 600, batchId: 'cb' });
     expect(bound.data?.claimItem).toMatchObject({ __typename: 'ClaimItemPayload', claimed: true, item: { recordId: 'C-1' } });
     expect(unbound.data?.claimItem).toMatchObject({ claimed: true, item: { recordId: 'C-2' } });
 
-    const crashed = await connectWs(server.url);
-    const alsoBound = await crashed.execute<{ claimItem: Claimed }>(CLAIM, {
-      reviewer: 'cruz',
-      leaseSeconds: 600,
-      batchId: 'cb',
-      releaseOnDisconnect: true,
-    });
+    const crashed = await connectWs(server.url, people.get('cruz').headers);
+    const alsoBound = await crashed.execute<{ claimItem: Claimed }>(CLAIM, { leaseSeconds: 600, batchId: 'cb', releaseOnDisconnect: true });
     expect(alsoBound.data?.claimItem).toMatchObject({ claimed: true, item: { recordId: 'C-3' } });
 
     // Clean close, and an abrupt one (no close frame: a crashed browser tab).
@@ -864,45 +967,50 @@ describe('connection-bound leases', () => {
       details: { holder: 'cora', reason: 'CONNECTION_CLOSED' },
     });
     expect((await itemHistory('cb', 'C-2')).claimState).toBe('ACTIVE');
-    const next = await claim(server, 'dan', 300, 'cb');
-    const after = await claim(server, 'dan', 300, 'cb');
+    const next = await claim(server, people.get('dan'), 300, 'cb');
+    const after = await claim(server, people.get('dan'), 300, 'cb');
     expect([next.recordId, after.recordId]).toEqual(['C-1', 'C-3']);
     await watcher.close();
   });
 
   it('a decided connection-bound lease is left alone when the socket closes', async () => {
-    await addItem(server, 'cd', 'D-1');
-    const screen = await connectWs(server.url);
-    const bound = await screen.execute<{ claimItem: Claimed }>(CLAIM, {
-      reviewer: 'dee',
-      leaseSeconds: 600,
-      batchId: 'cd',
-      releaseOnDisconnect: true,
-    });
+    await addItem(server, people.proposer, 'cd', 'D-1');
+    const screen = await connectWs(server.url, people.get('dee').headers);
+    const bound = await screen.execute<{ claimItem: Claimed }>(CLAIM, { leaseSeconds: 600, batchId: 'cd', releaseOnDisconnect: true });
     const token = bound.data?.claimItem.lease?.token as string;
     const decided = await screen.execute<{ decideItem: { __typename: string } }>(DECIDE, { token, decision: 'ACCEPTED' });
     expect(decided.data?.decideItem.__typename).toBe('DecideItemPayload');
     const before = latestSequenceOf(server.file);
     await screen.close();
     // Closing ran the release (refused, as the lease is gone); a later change lands right after the decision.
-    await addItem(server, 'cd', 'D-2');
+    await addItem(server, people.proposer, 'cd', 'D-2');
     expect(latestSequenceOf(server.file)).toBe(before + 1);
     expect((await itemHistory('cd', 'D-1')).events.map((event) => event.type)).toEqual(['ITEM_ADDED', 'LEASE_CLAIMED', 'ITEM_DECIDED']);
   });
 
   it('over plain HTTP, releaseOnDisconnect is refused with INVALID_ARGUMENT and nothing is claimed', async () => {
-    await addItem(server, 'ch', 'H-1');
-    const data = await ask(server, CLAIM, { reviewer: 'hal', leaseSeconds: 300, batchId: 'ch', releaseOnDisconnect: true });
+    await addItem(server, people.proposer, 'ch', 'H-1');
+    const data = await ask(server, people.get('hal'), CLAIM, { leaseSeconds: 300, batchId: 'ch', releaseOnDisconnect: true });
     expect(data.claimItem).toMatchObject({ __typename: 'UserError', code: 'INVALID_ARGUMENT', field: 'releaseOnDisconnect' });
-    expect((await itemHistory('ch', 'H-1')).claimState).toBe('UNCLAIMED');
+    expect(await itemHistory('ch', 'H-1')).toMatchObject({ claimState: 'UNCLAIMED', events: [{ type: 'ITEM_ADDED' }] });
+    // The refusal is in the history, with who attempted it.
+    expect((await history(server, people.viewer)).at(-1)).toMatchObject({
+      type: 'OPERATION_REFUSED',
+      actor: 'hal',
+      item: null,
+      details: { operation: 'claimItem', code: 'INVALID_ARGUMENT', field: 'releaseOnDisconnect' },
+    });
   });
 });
 
 describe('slow subscribers', () => {
   let server: TestServer;
+  let people: Principals;
   beforeAll(async () => {
     server = await startTestServer();
-    await mutate(server, 'addCategories', ADD_CATEGORIES, { names: ['alpha'] });
+    // The first test alone makes 41 changes: it writes as a proposer of its own.
+    people = await principalsOf(server, { proposers: ['one-by-one'] });
+    await mutate(server, people.admin, 'addCategories', ADD_CATEGORIES, { names: ['alpha'] });
   });
   afterAll(() => server.stop());
 
@@ -929,7 +1037,7 @@ describe('slow subscribers', () => {
         }
       })();
       // 40 changes, one commit each: the fast reader keeps up, the slow one never reads.
-      for (let n = 0; n < 40; n++) await addItem(server, 'slow', `S-${n}`);
+      for (let n = 0; n < 40; n++) await addItem(server, people.get('one-by-one'), 'slow', `S-${n}`);
       await reading;
       expect(fastGot).toEqual(range(start + 1, start + 40));
 
@@ -953,7 +1061,7 @@ describe('slow subscribers', () => {
       for (let n = 0; n < 40; n++) got.push(((await resumed.next()).value as FeedEvent).id);
       expect(got).toEqual(range(start + 1, start + 40));
       const live = resumed.next();
-      await addItem(server, 'slow', 'S-live');
+      await addItem(server, people.get('one-by-one'), 'slow', 'S-live');
       expect(((await live).value as FeedEvent).id).toBe(start + 41);
       await resumed.return?.();
     } finally {
@@ -965,8 +1073,8 @@ describe('slow subscribers', () => {
 
   it('a client whose socket stops reading does not delay another client', async () => {
     const QUERY = `subscription ($after: Int) { queueEvents(after: $after) { sequence type item { recordId reason } } }`;
-    const quick = await connectWs(server.url);
-    const stalled = await connectWs(server.url);
+    const quick = await connectWs(server.url, people.viewer.headers);
+    const stalled = await connectWs(server.url, people.viewer.headers);
     try {
       const start = latestSequenceOf(server.file);
       const quickSub = quick.subscribe<Events>(QUERY, { after: start });
@@ -975,7 +1083,8 @@ describe('slow subscribers', () => {
 
       const began = performance.now();
       const reason = 'r'.repeat(1_000);
-      for (let batch = 0; batch < 5; batch++) await mutate(server, 'addItems', ADD_ITEMS, { items: bulk(`p-${batch}`, 100, reason) });
+      for (let batch = 0; batch < 5; batch++)
+        await mutate(server, people.proposer, 'addItems', ADD_ITEMS, { items: bulk(`p-${batch}`, 100, reason) });
       await waitFor(
         () => quickSub.data.length === 500,
         5_000,
@@ -999,8 +1108,8 @@ describe('slow subscribers', () => {
     }
   });
   it('over WebSocket, a client that stays behind too long is cut off with SUBSCRIBER_TOO_SLOW and resumes from `after`', async () => {
-    const quick = await connectWs(server.url);
-    const stalled = await connectWs(server.url);
+    const quick = await connectWs(server.url, people.viewer.headers);
+    const stalled = await connectWs(server.url, people.viewer.headers);
     try {
       const start = latestSequenceOf(server.file);
       const quickSub = quick.subscribe<Events>('subscription ($after: Int) { queueEvents(after: $after) { sequence } }', { after: start });
@@ -1010,12 +1119,13 @@ describe('slow subscribers', () => {
         { after: start },
       );
       const reason = 'r'.repeat(1_000);
-      await mutate(server, 'addItems', ADD_ITEMS, { items: bulk('o-first', 1, reason) });
+      await mutate(server, people.proposer, 'addItems', ADD_ITEMS, { items: bulk('o-first', 1, reason) });
       await waitFor(() => stalledSub.data.length === 1);
       stalled.socket.pause();
 
       const total = 1 + 15_000;
-      for (let batch = 0; batch < 30; batch++) await mutate(server, 'addItems', ADD_ITEMS, { items: bulk(`o-${batch}`, 500, reason) });
+      for (let batch = 0; batch < 30; batch++)
+        await mutate(server, people.proposer, 'addItems', ADD_ITEMS, { items: bulk(`o-${batch}`, 500, reason) });
       await waitFor(
         () => quickSub.data.length === total,
         10_000,
@@ -1048,9 +1158,11 @@ describe('slow subscribers', () => {
 
 describe('server-sent events', () => {
   let server: TestServer;
+  let people: Principals;
   beforeAll(async () => {
     server = await startTestServer();
-    await mutate(server, 'addCategories', ADD_CATEGORIES, { names: ['alpha'] });
+    people = await principalsOf(server);
+    await mutate(server, people.admin, 'addCategories', ADD_CATEGORIES, { names: ['alpha'] });
   });
   afterAll(() => server.stop());
 
@@ -1059,7 +1171,7 @@ describe('server-sent events', () => {
     const abort = new AbortController();
     const response = await fetch(`${server.url}/graphql`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
+      headers: { 'content-type': 'application/json', accept: 'text/event-stream', ...people.viewer.headers },
       body: JSON.stringify({
         query: 'subscription ($after: Int) { queueEvents(after: $after) { sequence type item { recordId } } }',
         variables: { after: start },
@@ -1090,14 +1202,23 @@ describe('server-sent events', () => {
         }
       }
     };
-    await addItem(server, 'sse', 'E-1');
+    await addItem(server, people.proposer, 'sse', 'E-1');
     await readUntil(1);
-    await addItem(server, 'sse', 'E-2');
+    await addItem(server, people.proposer, 'sse', 'E-2');
     await readUntil(2);
     abort.abort();
     expect(received).toEqual([
       { sequence: start + 1, type: 'ITEM_ADDED', item: { recordId: 'E-1' } },
       { sequence: start + 2, type: 'ITEM_ADDED', item: { recordId: 'E-2' } },
     ]);
+
+    // Without a credential, no stream: 401 before anything is subscribed.
+    const anonymous = await fetch(`${server.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
+      body: JSON.stringify({ query: 'subscription { queueEvents { sequence } }' }),
+    });
+    expect(anonymous.status).toBe(401);
+    expect(await anonymous.json()).toMatchObject({ errors: [{ extensions: { code: 'UNAUTHENTICATED' } }] });
   });
 });

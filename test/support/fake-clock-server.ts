@@ -1,12 +1,16 @@
 // TEST-ONLY entry point (kept out of src/ so it never ships): the real app on a ManualClock that the
 // parent test moves over IPC, so several server processes on one file can be driven past lease expiry
 // together. Run as `node --import tsx test/support/fake-clock-server.ts` with stdio including 'ipc'.
-//   env:  DATABASE_FILE (required), CLOCK_START (ms since the epoch), LOG_LEVEL (default warn, to stderr)
+//   env:  DATABASE_FILE (required), CLOCK_START (ms since the epoch), LOG_LEVEL (default warn, to stderr),
+//         RATE_LIMIT_PER_SECOND and RATE_LIMIT_BURST (as for the real server; the bucket refills by this
+//         process's manual clock). Callers authenticate with API keys made in DATABASE_FILE
+//         (createKeys in process.ts); no first ADMIN key is made.
 //   out:  one JSON line {"url": "http://127.0.0.1:PORT"} on stdout once listening
 //   ipc:  {type:'advance', id, ms} → clock moved, expiries recorded → {type:'advanced', id, now}
 //         {type:'stop'} → graceful stop, exit 0 (also when the parent goes away)
 import { pino } from 'pino';
 import { createApp } from '../../src/app.js';
+import { loadConfig } from '../../src/config.js';
 import { openDatabase } from '../../src/db/client.js';
 import { ManualClock } from '../../src/domain/clock.js';
 import { createLogger } from '../../src/logger.js';
@@ -32,13 +36,18 @@ if (!file || !send) {
   process.exit(2);
 }
 
+// The rate limit settings, validated as the real server validates them.
+const { rateLimit } = loadConfig({
+  RATE_LIMIT_PER_SECOND: process.env.RATE_LIMIT_PER_SECOND,
+  RATE_LIMIT_BURST: process.env.RATE_LIMIT_BURST,
+});
 const clock = new ManualClock(Number(process.env.CLOCK_START ?? Date.UTC(2026, 10, 30, 9, 0, 0)));
 const logger = createLogger(process.env.LOG_LEVEL ?? 'warn', pino.destination({ dest: 2, sync: true }));
 const db = await openDatabase({ file, synchronous: 'NORMAL' });
 const app = createApp({
   db,
   clock,
-  config: { host: '127.0.0.1', port: 0, graphiql: false, shutdownTimeoutMs: 2_000, maxBodyBytes: 2 * 1024 * 1024 },
+  config: { host: '127.0.0.1', port: 0, graphiql: false, shutdownTimeoutMs: 2_000, maxBodyBytes: 2 * 1024 * 1024, rateLimit },
   logger,
 });
 const url = await app.start();

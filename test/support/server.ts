@@ -5,10 +5,27 @@ import path from 'node:path';
 import { Writable } from 'node:stream';
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 import { print } from 'graphql';
-import { createApp } from '../../src/app.js';
+import { type AppOptions, createApp } from '../../src/app.js';
 import { type Database, openDatabase } from '../../src/db/client.js';
+import type { Role } from '../../src/domain/access.js';
 import { ManualClock } from '../../src/domain/clock.js';
 import { createLogger } from '../../src/logger.js';
+import { createApiKey } from '../../src/services/api-keys.js';
+
+type Gql = <TResult, TVariables>(
+  document: TypedDocumentNode<TResult, TVariables>,
+  variables?: TVariables,
+  headers?: Record<string, string>,
+) => Promise<{ data?: TResult; errors?: { message: string; extensions?: Record<string, unknown> }[] }>;
+
+/** A caller with its own API key. */
+export interface TestClient {
+  name: string;
+  key: string;
+  /** `{ authorization: 'Bearer …' }`, for raw requests and WebSocket connectionParams. */
+  headers: Record<string, string>;
+  gql: Gql;
+}
 
 export interface TestServer {
   url: string;
@@ -17,11 +34,13 @@ export interface TestServer {
   file: string;
   /** Every log line the server wrote, raw. */
   logs: string[];
-  gql<TResult, TVariables>(
-    document: TypedDocumentNode<TResult, TVariables>,
-    variables?: TVariables,
-    headers?: Record<string, string>,
-  ): Promise<{ data?: TResult; errors?: { message: string; extensions?: Record<string, unknown> }[] }>;
+  /** Runs an operation as the principal "setup" (ADMIN and PROPOSER: sets up categories, adds items). */
+  gql: Gql;
+  /**
+   * A client for principal `name` with `roles` (default REVIEWER), made on first use through the
+   * real key service and reused afterwards. Claims must come from a reviewer other than "setup".
+   */
+  as(name: string, roles?: Role[]): Promise<TestClient>;
   /** Waits until expiries the clock has passed are recorded (the announcer runs on clock timers). */
   settle(): Promise<void>;
   stop(): Promise<void>;
@@ -45,7 +64,9 @@ export async function postGraphQL(
   });
 }
 
-export async function startTestServer(options: { file?: string; start?: number } = {}): Promise<TestServer> {
+export async function startTestServer(
+  options: { file?: string; start?: number; config?: Partial<AppOptions['config']> } = {},
+): Promise<TestServer> {
   const temp = options.file ? null : tempDatabaseFile();
   const file = options.file ?? (temp as { file: string }).file;
   const clock = new ManualClock(options.start ?? Date.UTC(2026, 10, 30, 9, 0, 0));
@@ -60,10 +81,31 @@ export async function startTestServer(options: { file?: string; start?: number }
   const app = createApp({
     db,
     clock,
-    config: { host: '127.0.0.1', port: 0, graphiql: true, shutdownTimeoutMs: 2_000, maxBodyBytes: 2 * 1024 * 1024 },
+    config: { host: '127.0.0.1', port: 0, graphiql: true, shutdownTimeoutMs: 2_000, maxBodyBytes: 2 * 1024 * 1024, ...options.config },
     logger: createLogger('debug', sink),
   });
   const url = await app.start();
+  const clients = new Map<string, Promise<TestClient>>();
+  const as = (name: string, roles: Role[] = ['REVIEWER']): Promise<TestClient> => {
+    const id = `${name}\u0000${[...roles].sort().join(',')}`;
+    let client = clients.get(id);
+    if (!client) {
+      client = createApiKey({ db, clock }, { name: 'test-setup', authenticated: false }, { name, roles }).then(({ key }) => {
+        const auth = { authorization: `Bearer ${key}` };
+        return {
+          name,
+          key,
+          headers: auth,
+          async gql(document, variables, headers) {
+            const response = await postGraphQL(url, print(document), variables, { ...auth, ...headers });
+            return (await response.json()) as never;
+          },
+        } satisfies TestClient;
+      });
+      clients.set(id, client);
+    }
+    return client;
+  };
   return {
     url,
     clock,
@@ -71,9 +113,9 @@ export async function startTestServer(options: { file?: string; start?: number }
     file,
     logs,
     async gql(document, variables, headers) {
-      const response = await postGraphQL(url, print(document), variables, headers);
-      return (await response.json()) as never;
+      return (await as('setup', ['ADMIN', 'PROPOSER'])).gql(document, variables, headers);
     },
+    as,
     settle: () => app.live.settled(),
     async stop() {
       await app.stop();

@@ -38,17 +38,23 @@ export interface WsClient {
   execute<T = Record<string, unknown>>(query: string, variables?: Record<string, unknown>): Promise<ExecutionResult<T>>;
   /** Resolves once the connection has closed, for whatever reason. */
   readonly closed: Promise<void>;
+  /** How the connection closed, once it has. */
+  readonly closeEvent: { code: number; reason: string } | null;
   /** Closes the socket cleanly (1000). */
   close(): Promise<void>;
 }
 
-/** Opens a graphql-ws connection to `${baseUrl}/graphql` (http → ws) and resolves once it is acknowledged. */
-export async function connectWs(baseUrl: string): Promise<WsClient> {
+/**
+ * Opens a graphql-ws connection to `${baseUrl}/graphql` (http → ws) and resolves once it is
+ * acknowledged. `connectionParams` carries the credential, e.g. a TestClient's `headers`.
+ */
+export async function connectWs(baseUrl: string, connectionParams: Record<string, unknown>): Promise<WsClient> {
   const url = `${baseUrl.replace(/^http/, 'ws')}/graphql`;
   let socket: WebSocket | null = null;
   let failed: (error: unknown) => void = () => undefined;
   const holder: { client?: Client } = {};
   let markClosed: () => void = () => undefined;
+  let closeEvent: { code: number; reason: string } | null = null;
   const closed = new Promise<void>((resolve) => {
     markClosed = resolve;
   });
@@ -56,6 +62,7 @@ export async function connectWs(baseUrl: string): Promise<WsClient> {
     failed = reject;
     const client = createClient({
       url,
+      connectionParams,
       webSocketImpl: WebSocket,
       retryAttempts: 0,
       lazy: false,
@@ -65,7 +72,10 @@ export async function connectWs(baseUrl: string): Promise<WsClient> {
           socket = opened as WebSocket;
           resolve();
         },
-        closed: () => markClosed(),
+        closed: (event) => {
+          closeEvent = event as { code: number; reason: string };
+          markClosed();
+        },
       },
     });
     holder.client = client;
@@ -113,6 +123,9 @@ export async function connectWs(baseUrl: string): Promise<WsClient> {
     },
     subscribe,
     closed,
+    get closeEvent() {
+      return closeEvent;
+    },
     async execute<T>(query: string, variables?: Record<string, unknown>) {
       const one = subscribe<T>(query, variables);
       await one.ended;

@@ -1,0 +1,135 @@
+// Yoga plugins for identity: refuse anonymous HTTP requests, and limit each principal's changes.
+import { type DocumentNode, GraphQLError, Kind, type OperationDefinitionNode } from 'graphql';
+import type { Plugin } from 'graphql-yoga';
+import { can, PERMISSIONS, type Permission, type Principal } from '../domain/access.js';
+import { DomainError } from '../domain/errors.js';
+import type { Logger } from '../logger.js';
+import { AuthenticationError, type Authenticator } from './authenticator.js';
+import type { RateLimiter } from './rate-limit.js';
+
+/** The 401 every refused credential gets, the same over every path. */
+export function unauthenticatedResponse(fetchAPI: { Response: typeof Response }, message: string): Response {
+  return new fetchAPI.Response(JSON.stringify({ errors: [{ message, extensions: { code: 'UNAUTHENTICATED' } }] }), {
+    status: 401,
+    headers: {
+      'content-type': 'application/json; charset=utf-8',
+      'www-authenticate': 'Bearer realm="leasehold"',
+    },
+  });
+}
+
+export interface AuthenticationOptions {
+  authenticator: Authenticator;
+  principals: WeakMap<Request, Principal>;
+  logger: Logger;
+  /** Paths that need a credential. */
+  protectedPaths: ReadonlySet<string>;
+  /** The GraphiQL page itself is static and public; every operation it sends needs a credential. */
+  graphiql: boolean;
+}
+
+/**
+ * Authenticates every request to a protected path before anything else reads it; a request
+ * without a valid credential is answered 401 at once. Credentials are never logged.
+ */
+export function authentication(options: AuthenticationOptions): Plugin {
+  const { authenticator, principals, logger, protectedPaths, graphiql } = options;
+  return {
+    async onRequest({ request, url, endResponse, fetchAPI }) {
+      if (!protectedPaths.has(url.pathname) || request.method === 'OPTIONS') return;
+      if (graphiql && request.method === 'GET' && request.headers.get('accept')?.includes('text/html')) return;
+      try {
+        principals.set(request, await authenticator.authenticate(request.headers.get('authorization')));
+      } catch (error) {
+        if (!(error instanceof AuthenticationError)) throw error;
+        logger.info({ path: url.pathname, reason: error.message }, 'refused an unauthenticated request');
+        endResponse(unauthenticatedResponse(fetchAPI, error.message));
+      }
+    },
+  };
+}
+
+function operationOf(document: DocumentNode, operationName: string | null | undefined): OperationDefinitionNode | undefined {
+  return document.definitions.find(
+    (definition): definition is OperationDefinitionNode =>
+      definition.kind === Kind.OPERATION_DEFINITION && (operationName == null || definition.name?.value === operationName),
+  );
+}
+
+function mutationFieldCount(operation: OperationDefinitionNode | undefined): number {
+  if (operation?.operation !== 'mutation') return 0;
+  return operation.selectionSet.selections.filter((selection) => selection.kind === Kind.FIELD).length || 1;
+}
+
+/** What the mutation authorization plugin needs from the GraphQL context. */
+export interface AuthorizationContext {
+  principal: Principal;
+  recordRefusal(operation: string, error: DomainError): void;
+}
+
+/**
+ * All or nothing: a mutation operation with any root field the caller may not use is refused whole,
+ * before any field runs (fields run in order and cannot be null, so a refusal half-way would hide
+ * changes that already committed). Each refused field is recorded. Scope-auth still guards each field.
+ */
+export function mutationAuthorization(
+  permissionOf: (field: string) => Permission | undefined,
+  contextOf: (context: unknown) => AuthorizationContext,
+): Plugin {
+  return {
+    onExecute({ args, setResultAndStopExecution }) {
+      const operation = operationOf(args.document as DocumentNode, args.operationName);
+      if (operation?.operation !== 'mutation') return;
+      const context = contextOf(args.contextValue);
+      const errors: GraphQLError[] = [];
+      for (const selection of operation.selectionSet.selections) {
+        if (selection.kind !== Kind.FIELD) continue;
+        const field = selection.name.value;
+        const permission = permissionOf(field);
+        if (permission && can(context.principal, permission)) continue;
+        const refusal = new DomainError(
+          'FORBIDDEN',
+          `${context.principal.name} may not use Mutation.${field}: it needs one of the roles ${permission ? PERMISSIONS[permission].join(', ') : '(none)'}.`,
+        );
+        context.recordRefusal(field, refusal);
+        errors.push(
+          new GraphQLError(refusal.message, {
+            nodes: [selection],
+            path: [selection.alias?.value ?? field],
+            extensions: { code: refusal.code, field: null },
+          }),
+        );
+      }
+      if (errors.length > 0) setResultAndStopExecution({ data: null, errors });
+    },
+  };
+}
+
+/**
+ * Each root mutation field costs one token from the caller's bucket; an operation that would
+ * overdraw it is refused whole, before anything runs (HTTP 429 with Retry-After).
+ */
+export function mutationRateLimit(limiter: RateLimiter, principalOf: (context: unknown) => Principal | null): Plugin {
+  return {
+    onExecute({ args, setResultAndStopExecution }) {
+      if (!limiter.enabled) return;
+      const operation = operationOf(args.document as DocumentNode, args.operationName);
+      const cost = mutationFieldCount(operation);
+      const principal = principalOf(args.contextValue);
+      if (cost === 0 || !principal) return;
+      const waitSeconds = limiter.take(principal.name, cost);
+      if (waitSeconds === 0) return;
+      setResultAndStopExecution({
+        errors: [
+          new GraphQLError(`Too many changes from ${principal.name}: retry in ${waitSeconds} s.`, {
+            extensions: {
+              code: 'RATE_LIMITED',
+              retryAfterSeconds: waitSeconds,
+              http: { status: 429, headers: { 'retry-after': String(waitSeconds) } },
+            },
+          }),
+        ],
+      });
+    },
+  };
+}

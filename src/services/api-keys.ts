@@ -1,0 +1,120 @@
+// API keys: made by administrators (or on the first start of a new database), shown once,
+// stored as SHA-256, revocable. Each change is recorded in the history.
+import { createHash, randomBytes } from 'node:crypto';
+import type { ApiKey } from '../db/client.js';
+import { appendEvent } from '../db/event-store.js';
+import { formatRoles, isRole, type Role } from '../domain/access.js';
+import { DomainError } from '../domain/errors.js';
+import { LIMITS, validateText } from '../domain/validation.js';
+import type { Actor, ServiceDeps } from './context.js';
+
+/** Every key starts with this, so secret scanners and people can recognise one. */
+export const API_KEY_PREFIX = 'lhk_';
+/** 256 random bits, URL-safe base64: 43 characters after the prefix. */
+const API_KEY_SHAPE = /^lhk_[A-Za-z0-9_-]{43}$/;
+/** How much of the key listings show. */
+const SHOWN_PREFIX_LENGTH = 12;
+
+export function hashApiKey(key: string): string {
+  return createHash('sha256').update(key).digest('hex');
+}
+
+export function looksLikeApiKey(value: string): boolean {
+  return API_KEY_SHAPE.test(value);
+}
+
+export function validateRoles(roles: readonly string[], field = 'roles'): Role[] {
+  const valid = roles.filter(isRole);
+  if (roles.length === 0 || valid.length !== roles.length) {
+    throw new DomainError('INVALID_ROLE', 'roles must be a non-empty list of ADMIN, PROPOSER, REVIEWER, EXECUTOR, VIEWER.', field);
+  }
+  return [...new Set(valid)].sort();
+}
+
+export interface IssuedApiKey {
+  /** The secret itself, shown to the caller once. */
+  key: string;
+  record: ApiKey;
+}
+
+/** Makes a key for the principal `name` with `roles`. */
+export async function createApiKey(
+  deps: ServiceDeps,
+  actor: Actor,
+  input: { name: string; roles: readonly string[] },
+): Promise<IssuedApiKey> {
+  const name = validateText(input.name, 'name', LIMITS.reviewer);
+  const roles = validateRoles(input.roles);
+  return deps.db.write(async (tx, sql) => issue(tx, sql, deps.clock.now(), actor, name, roles));
+}
+
+/**
+ * On a database that has never had a key, makes the first administrator key and returns it;
+ * otherwise null. Atomic, so two servers starting on one new file make one key between them.
+ */
+export async function bootstrapAdminKey(deps: ServiceDeps): Promise<IssuedApiKey | null> {
+  return deps.db.write(async (tx, sql) => {
+    if ((await tx.apiKey.count()) > 0) return null;
+    return issue(tx, sql, deps.clock.now(), { name: 'system', authenticated: false }, 'admin', ['ADMIN']);
+  });
+}
+
+type WriteArgs = Parameters<Parameters<ServiceDeps['db']['write']>[0]>;
+
+async function issue(tx: WriteArgs[0], sql: WriteArgs[1], now: Date, actor: Actor, name: string, roles: Role[]): Promise<IssuedApiKey> {
+  const key = `${API_KEY_PREFIX}${randomBytes(32).toString('base64url')}`;
+  const record = await tx.apiKey.create({
+    data: {
+      name,
+      roles: formatRoles(roles),
+      keyHash: hashApiKey(key),
+      prefix: key.slice(0, SHOWN_PREFIX_LENGTH),
+      createdAt: now,
+      createdBy: actor.name,
+    },
+  });
+  appendEvent(sql, {
+    type: 'API_KEY_CREATED',
+    actor: actor.name,
+    at: now,
+    details: { keyId: record.id, name, roles: record.roles, prefix: record.prefix },
+  });
+  return { key, record };
+}
+
+/** Revokes a key at once: requests with it are refused and the connections it opened are closed. */
+export async function revokeApiKey(deps: ServiceDeps, actor: Actor, id: number): Promise<ApiKey> {
+  return deps.db.write(async (tx, sql) => {
+    const now = deps.clock.now();
+    const existing = await tx.apiKey.findUnique({ where: { id } });
+    if (!existing) throw new DomainError('API_KEY_NOT_FOUND', `No API key has id ${id}.`, 'id');
+    if (existing.revokedAt) throw new DomainError('API_KEY_REVOKED', `API key ${id} is already revoked.`, 'id');
+    const revoked = await tx.apiKey.update({ where: { id }, data: { revokedAt: now, revokedBy: actor.name } });
+    appendEvent(sql, {
+      type: 'API_KEY_REVOKED',
+      actor: actor.name,
+      at: now,
+      details: { keyId: id, name: existing.name, prefix: existing.prefix },
+    });
+    return revoked;
+  });
+}
+
+export async function listApiKeys(deps: ServiceDeps, options: { includeRevoked: boolean }): Promise<ApiKey[]> {
+  return deps.db.read.apiKey.findMany({
+    where: options.includeRevoked ? {} : { revokedAt: null },
+    orderBy: { id: 'asc' },
+  });
+}
+
+/** The unrevoked key with this hash, if any (read from committed data). */
+export async function findActiveApiKey(deps: ServiceDeps, keyHash: string): Promise<ApiKey | null> {
+  return deps.db.read.apiKey.findFirst({ where: { keyHash, revokedAt: null } });
+}
+
+/** Records when a key was last used. Callers throttle it; it is not part of any request's work. */
+export async function touchApiKey(deps: ServiceDeps, id: number, at: Date): Promise<void> {
+  await deps.db.write(async (tx) => {
+    await tx.apiKey.updateMany({ where: { id, OR: [{ lastUsedAt: null }, { lastUsedAt: { lt: at } }] }, data: { lastUsedAt: at } });
+  });
+}
