@@ -57,7 +57,12 @@ describe('serve, and the server seeing the command line', () => {
         30_000,
       );
       const url = String((JSON.parse(listening) as { url: string }).url).replace(/^http/, 'ws');
-      client.current = createClient({ url, webSocketImpl: WebSocket, retryAttempts: 0, connectionParams: { authorization: `Bearer ${key}` } });
+      client.current = createClient({
+        url,
+        webSocketImpl: WebSocket,
+        retryAttempts: 0,
+        connectionParams: { authorization: `Bearer ${key}` },
+      });
       const events: QueueEvent[] = [];
       const notices: string[] = [];
       client.current.subscribe<{ queueEvents: QueueEvent }>(
