@@ -18,6 +18,7 @@ import type { Database } from './db/client.js';
 import type { Principal } from './domain/access.js';
 import type { Clock, Timer } from './domain/clock.js';
 import type { DomainError } from './domain/errors.js';
+import { DEFAULT_POLICIES } from './domain/proposal.js';
 import { Live } from './events/live.js';
 import { FIELD_PERMISSIONS } from './graphql/builder.js';
 import type { ConnectionScope, GraphQLContext } from './graphql/context.js';
@@ -33,7 +34,12 @@ export interface AppOptions {
   db: Database;
   clock: Clock;
   config: Pick<Config, 'host' | 'port' | 'graphiql' | 'shutdownTimeoutMs' | 'maxBodyBytes'> &
-    Partial<Pick<Config, 'leaseWarningSeconds' | 'feedPollMs' | 'metrics' | 'metricsPublic' | 'introspection' | 'rateLimit' | 'jwt'>>;
+    Partial<
+      Pick<
+        Config,
+        'leaseWarningSeconds' | 'feedPollMs' | 'metrics' | 'metricsPublic' | 'introspection' | 'rateLimit' | 'jwt' | 'approvalPolicies'
+      >
+    >;
   logger: Logger;
 }
 
@@ -234,6 +240,7 @@ export function createApp(options: AppOptions): App {
     logger,
     leaseWarningMs: (config.leaseWarningSeconds ?? 60) * 1000,
     pollIntervalMs: config.feedPollMs,
+    policies: config.approvalPolicies ?? DEFAULT_POLICIES,
   });
   // Open WebSocket connections are read at scrape time from `sockets`, made further down.
   const metrics: Metrics | null =
@@ -284,6 +291,7 @@ export function createApp(options: AppOptions): App {
         logger: requestLogger,
         principal,
         actor,
+        policies: config.approvalPolicies ?? DEFAULT_POLICIES,
         connection: (connection as ConnectionScope | undefined) ?? null,
         recordRefusal(operation: string, error: DomainError) {
           refusals.push(

@@ -1,6 +1,7 @@
 // Configuration: read from the environment once, validated, with documented defaults.
 import path from 'node:path';
 import { z } from 'zod';
+import { DEFAULT_POLICIES, type Policies } from './domain/proposal.js';
 
 export const DEFAULT_DATABASE_URL = 'file:./data/leasehold.db';
 
@@ -37,7 +38,37 @@ const schema = z.object({
   JWT_NAME_CLAIM: z.string().min(1).default('sub'),
   JWT_ROLES_CLAIM: z.string().min(1).default('roles'),
   JWT_CLOCK_TOLERANCE_SECONDS: z.coerce.number().int().min(0).max(300).default(5),
+  APPROVAL_POLICIES: z.string().optional(),
 });
+
+const policySchema = z.strictObject({
+  approvers: z.number().int().min(1).max(10),
+  validitySeconds: z
+    .number()
+    .int()
+    .min(60)
+    .max(30 * 24 * 3600),
+  executorMustDifferFromApprovers: z.boolean(),
+});
+const policiesSchema = z.strictObject({ LOW: policySchema, MEDIUM: policySchema, HIGH: policySchema, CRITICAL: policySchema }).partial();
+
+/** APPROVAL_POLICIES: JSON overriding some risk levels' policies, e.g. {"HIGH":{"approvers":3,…}}. */
+function approvalPolicies(text: string | undefined): Policies {
+  if (text === undefined) return DEFAULT_POLICIES;
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw new ConfigError('Invalid configuration: APPROVAL_POLICIES must be JSON');
+  }
+  const parsed = policiesSchema.safeParse(json);
+  if (!parsed.success) {
+    throw new ConfigError(
+      `Invalid configuration: APPROVAL_POLICIES: ${parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ')}`,
+    );
+  }
+  return { ...DEFAULT_POLICIES, ...parsed.data };
+}
 
 export interface Config {
   host: string;
@@ -67,6 +98,8 @@ export interface Config {
   rateLimit: { perSecond: number; burst: number };
   /** Signed tokens from an identity provider; null when none is configured. */
   jwt: JwtConfig | null;
+  /** Approval policy per risk level for action proposals. */
+  approvalPolicies: Policies;
 }
 
 export interface JwtConfig {
@@ -142,5 +175,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     bootstrapAdminKey: values.BOOTSTRAP_ADMIN_KEY === 'true',
     rateLimit: { perSecond: values.RATE_LIMIT_PER_SECOND, burst: values.RATE_LIMIT_BURST },
     jwt: jwtConfig(values),
+    approvalPolicies: approvalPolicies(values.APPROVAL_POLICIES),
   };
 }

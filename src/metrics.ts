@@ -1,15 +1,24 @@
-// Prometheus metrics at GET /metrics: queue state read at scrape time, review activity counted from
-// the event feed, WebSocket connections, and Node.js process metrics. One registry per app, so
-// several apps in one process (tests) keep separate numbers.
+// Prometheus metrics at GET /metrics: queue state (items and action proposals) read at scrape time,
+// review and execution activity counted from the event feed, WebSocket connections, and Node.js
+// process metrics. One registry per app, so several apps in one process (tests) keep separate numbers.
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type { Clock } from './domain/clock.js';
+import { PROPOSAL_STATES, type ProposalState } from './domain/proposal.js';
 import type { FeedEvent } from './events/feed.js';
 import type { Live } from './events/live.js';
+import { PENDING_AGE_BUCKETS, proposalCounts } from './services/proposal-stats.js';
 
 const STATUSES = ['PENDING', 'ACCEPTED', 'CORRECTED', 'REJECTED'] as const;
 const DECISIONS = ['ACCEPTED', 'CORRECTED', 'REJECTED'] as const;
 /** Human review takes seconds to an hour: 1 s … 1 h. */
 const HELD_BUCKETS = [1, 5, 10, 30, 60, 120, 300, 600, 900, 1800, 3600];
+const PROPOSAL_STATE_NAMES = Object.keys(PROPOSAL_STATES) as ProposalState[];
+/** Review decisions on proposals, by the event that records them. */
+const PROPOSAL_DECISIONS = new Map<string, string>([
+  ['PROPOSAL_APPROVED', 'approved'],
+  ['PROPOSAL_REJECTED', 'rejected'],
+  ['PROPOSAL_CHANGES_REQUESTED', 'changes_requested'],
+]);
 
 export interface MetricsSources {
   live: Live;
@@ -27,6 +36,14 @@ export class Metrics {
   private readonly held: Histogram;
   private readonly decisions: Counter<'decision'>;
   private readonly expiries: Counter;
+  private readonly proposals: Gauge<'state'>;
+  private readonly proposalsPendingByAge: Gauge<'bucket'>;
+  private readonly proposalsNeedingReconciliation: Gauge;
+  private readonly oldestPendingProposal: Gauge;
+  private readonly proposalDecisions: Counter<'decision'>;
+  private readonly proposalExpiries: Counter;
+  private readonly executionFailures: Counter;
+  private readonly outcomeUnknown: Counter;
 
   constructor(private readonly sources: MetricsSources) {
     const registers = [this.registry];
@@ -63,7 +80,46 @@ export class Metrics {
         this.set(sources.webSocketConnections());
       },
     });
+    this.proposals = new Gauge({ name: 'leasehold_proposals', help: 'Action proposals by state.', labelNames: ['state'], registers });
+    this.proposalsPendingByAge = new Gauge({
+      name: 'leasehold_proposals_pending_by_age',
+      help: 'Pending action proposals by age (server clock): lt_1h, 1h_to_4h, 4h_to_24h, gte_24h.',
+      labelNames: ['bucket'],
+      registers,
+    });
+    this.proposalsNeedingReconciliation = new Gauge({
+      name: 'leasehold_proposals_needing_reconciliation',
+      help: 'Action proposals in OUTCOME_UNKNOWN: executed or not is unknown until an admin reconciles them.',
+      registers,
+    });
+    this.oldestPendingProposal = new Gauge({
+      name: 'leasehold_oldest_pending_proposal_age_seconds',
+      help: 'Age of the oldest pending action proposal by the server clock; 0 when none is pending.',
+      registers,
+    });
+    this.proposalDecisions = new Counter({
+      name: 'leasehold_proposal_decisions_total',
+      help: 'Review decisions on action proposals seen since start: approved (fully), rejected, changes_requested.',
+      labelNames: ['decision'],
+      registers,
+    });
+    this.proposalExpiries = new Counter({
+      name: 'leasehold_proposal_expiries_total',
+      help: 'Action proposals expired (deadline or approval validity) seen since start.',
+      registers,
+    });
+    this.executionFailures = new Counter({
+      name: 'leasehold_execution_failures_total',
+      help: 'Executions the remote system refused (proposal FAILED) seen since start.',
+      registers,
+    });
+    this.outcomeUnknown = new Counter({
+      name: 'leasehold_execution_outcome_unknown_total',
+      help: 'Executions whose outcome became unknown (reported, or the execution lease lapsed) seen since start.',
+      registers,
+    });
     for (const decision of DECISIONS) this.decisions.inc({ decision }, 0);
+    for (const decision of PROPOSAL_DECISIONS.values()) this.proposalDecisions.inc({ decision }, 0);
     collectDefaultMetrics({ register: this.registry });
   }
 
@@ -71,10 +127,14 @@ export class Metrics {
     return this.registry.contentType;
   }
 
-  /** Feed listener: counts decisions, their holding times and lease lapses, once per event. */
+  /** Feed listener: counts decisions, their holding times, lease lapses and proposal outcomes, once per event. */
   onEvents = (events: readonly FeedEvent[]): void => {
     for (const event of events) {
       if (event.type === 'LEASE_EXPIRED') this.expiries.inc();
+      else if (event.type === 'PROPOSAL_EXPIRED') this.proposalExpiries.inc();
+      else if (event.type === 'EXECUTION_FAILED') this.executionFailures.inc();
+      else if (event.type === 'EXECUTION_OUTCOME_UNKNOWN') this.outcomeUnknown.inc();
+      else if (PROPOSAL_DECISIONS.has(event.type)) this.proposalDecisions.inc({ decision: PROPOSAL_DECISIONS.get(event.type) });
       else if (event.type === 'ITEM_DECIDED') {
         const details = parseDetails(event.details);
         const decision = event.toStatus ?? details.decision;
@@ -94,6 +154,11 @@ export class Metrics {
     this.oldestPending.set(
       stats.oldestPendingCreatedAt === null ? 0 : Math.max(0, (now.getTime() - stats.oldestPendingCreatedAt.getTime()) / 1000),
     );
+    const proposals = await proposalCounts({ db: this.sources.live.db, clock: this.sources.clock });
+    for (const state of PROPOSAL_STATE_NAMES) this.proposals.set({ state }, proposals.byState[state]);
+    for (const bucket of PENDING_AGE_BUCKETS) this.proposalsPendingByAge.set({ bucket }, proposals.pendingByAge[bucket]);
+    this.proposalsNeedingReconciliation.set(proposals.byState.OUTCOME_UNKNOWN);
+    this.oldestPendingProposal.set(proposals.oldestPendingAgeSeconds ?? 0);
     return this.registry.metrics();
   }
 }

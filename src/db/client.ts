@@ -7,8 +7,13 @@ import { migrateDatabase } from './migrate.js';
 import { sqliteAdapter } from './sqlite-adapter.js';
 import { type TxSql, WriterStatements } from './tx-sql.js';
 
-export type { ApiKey, Category, Event, Item } from '../generated/prisma/client.js';
-export type { EventType, ItemStatus } from '../generated/prisma/enums.js';
+export type { ApiKey, Category, Event, ExecutionAttempt, Item, Proposal, ProposalApproval } from '../generated/prisma/client.js';
+export type {
+  EventType,
+  ItemStatus,
+  ProposalState as ProposalStateColumn,
+  RiskLevel as RiskLevelColumn,
+} from '../generated/prisma/enums.js';
 export type { TxSql } from './tx-sql.js';
 
 /** The client a write transaction gets. Never escapes the transaction callback. */

@@ -12,6 +12,8 @@ export interface NewEvent {
   /** For lease events: which of the item's leases (Item.leaseNumber) the event is about. */
   leaseNumber?: number;
   categoryName?: string;
+  /** For proposal events: the proposal (its state changes ride in details). */
+  proposalId?: number;
   fromStatus?: ItemStatus;
   toStatus?: ItemStatus;
   details?: EventDetails;
@@ -19,8 +21,8 @@ export interface NewEvent {
 
 const INSERT_EVENT = `
   INSERT INTO "Event" ("occurredAt", "type", "actor", "itemId", "itemVersion", "leaseExpiresAt",
-    "categoryName", "fromStatus", "toStatus", "details", "leaseNumber")
-  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+    "categoryName", "fromStatus", "toStatus", "details", "leaseNumber", "proposalId")
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
 
 export function appendEvent(sql: TxSql, event: NewEvent): void {
   sql.run(
@@ -36,5 +38,6 @@ export function appendEvent(sql: TxSql, event: NewEvent): void {
     event.toStatus ?? null,
     JSON.stringify(event.details ?? {}),
     event.leaseNumber ?? null,
+    event.proposalId ?? null,
   );
 }

@@ -5,7 +5,7 @@ export const ROLES = {
   ADMIN: 'Administers categories and API keys. Does not by itself propose, review or execute.',
   PROPOSER: 'Puts proposals in the queue (an AI classifier, an agent).',
   REVIEWER: 'Claims items under a lease and decides them; never an item it proposed.',
-  EXECUTOR: 'Carries out approved action proposals.',
+  EXECUTOR: 'Carries out approved action proposals (or records that they were carried out by hand).',
   VIEWER: 'Reads the queue, its history and its live streams.',
 } as const;
 
@@ -48,6 +48,14 @@ export const PERMISSIONS = {
   releaseLease: ['REVIEWER'],
   decideItem: ['REVIEWER'],
   subscribeLease: ['REVIEWER'],
+  // Action proposals (seed B).
+  submitProposal: ['PROPOSER'],
+  reportTargetState: ['PROPOSER'],
+  cancelProposal: ['PROPOSER', 'ADMIN'],
+  reviewProposal: ['REVIEWER'],
+  renewProposalLease: ['REVIEWER', 'EXECUTOR'],
+  executeProposal: ['EXECUTOR'],
+  reconcileProposal: ['ADMIN'],
   // Administration.
   manageCategories: ['ADMIN'],
   manageApiKeys: ['ADMIN'],

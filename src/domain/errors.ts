@@ -31,6 +31,20 @@ export const ERROR_CODES = {
   API_KEY_REVOKED: 'The API key is already revoked.',
   INVALID_ROLE: 'The roles must be a non-empty list of ADMIN, PROPOSER, REVIEWER, EXECUTOR, VIEWER.',
   RATE_LIMITED: 'Too many changes from this principal; retry after the time given.',
+  PROPOSAL_NOT_FOUND: 'No action proposal has this id.',
+  PROPOSAL_CONFLICT: 'A proposal with this (batchId, recordId, revision) exists with different content.',
+  PROPOSAL_STATE_CONFLICT: 'The proposal’s current state does not allow this operation.',
+  REVISION_MISMATCH: 'The revision (or fingerprint) named is not the one under review.',
+  PREVIOUS_REVISION_INVALID:
+    'A new revision must follow the previous one, which must have ended in CHANGES_REQUESTED, STALE, EXPIRED or FAILED.',
+  SELF_APPROVAL: 'A proposer may not approve, review or execute its own proposal.',
+  ALREADY_APPROVED: 'This principal has already approved this revision; approvals must come from distinct reviewers.',
+  EXECUTOR_IS_APPROVER: 'The risk level’s policy requires the executor to differ from the approvers.',
+  NOT_PROPOSER: 'Only the proposer (or an admin) may do this.',
+  DEADLINE_PASSED: 'The proposal’s deadline has passed.',
+  ATTEMPT_IN_PROGRESS: 'An attempt is already running under this lease; report its result before starting another.',
+  ATTEMPT_NOT_STARTED: 'Start an execution attempt (with the current fingerprint) before reporting its result.',
+  INVALID_JSON: 'The value is not valid JSON of the expected shape, or is too large.',
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -1,11 +1,13 @@
-// Everything that makes the queue live in one process: the tail connection, the feed, the expiry
-// announcer, and shared queue statistics. Started and stopped with the app.
+// Everything that makes the queue live in one process: the tail connection, the feed, the lease
+// expiry and proposal deadline announcers, and shared queue statistics. Started and stopped with the app.
 import type { Database } from '../db/client.js';
 import { EventTail, type QueueStatsRow } from '../db/event-tail.js';
 import type { Clock } from '../domain/clock.js';
 import type { Logger } from '../logger.js';
+import type { Policies } from '../services/proposals.js';
 import { ExpiryAnnouncer } from './expiry-announcer.js';
 import { EventFeed, type FeedEvent } from './feed.js';
+import { ProposalAnnouncer } from './proposal-announcer.js';
 
 export interface LiveOptions {
   db: Database;
@@ -14,6 +16,8 @@ export interface LiveOptions {
   /** How long before expiry a holder is warned. */
   leaseWarningMs: number;
   pollIntervalMs?: number;
+  /** Approval policies by risk level, when the configuration replaces the defaults. */
+  policies?: Policies;
 }
 
 export interface QueueStats extends QueueStatsRow {
@@ -26,6 +30,9 @@ export class Live {
   readonly tail: EventTail;
   readonly feed: EventFeed;
   readonly announcer: ExpiryAnnouncer;
+  readonly proposalAnnouncer: ProposalAnnouncer;
+  /** The app's database, for readers of the whole queue (metrics) that are not tied to a request. */
+  readonly db: Database;
   readonly clock: Clock;
   readonly leaseWarningMs: number;
   private statsCache: QueueStats | null = null;
@@ -37,31 +44,36 @@ export class Live {
     this.tail = new EventTail(options.db.file);
     this.feed = new EventFeed(this.tail, options.logger, { pollIntervalMs: options.pollIntervalMs });
     this.announcer = new ExpiryAnnouncer({ db: options.db, clock: options.clock }, this.tail, options.logger);
+    this.proposalAnnouncer = new ProposalAnnouncer({ db: options.db, clock: options.clock, policies: options.policies }, options.logger);
+    this.db = options.db;
   }
 
   start(): void {
     this.feed.start();
     this.detach.push(this.feed.listen(this.announcer.onEvents));
+    this.detach.push(this.feed.listen(this.proposalAnnouncer.onEvents));
     this.detach.push(this.options.db.onCommit(() => this.feed.wake()));
     this.announcer.start();
+    this.proposalAnnouncer.start();
   }
 
   stop(): void {
     for (const detach of this.detach.splice(0)) detach();
     this.announcer.stop();
+    this.proposalAnnouncer.stop();
     this.feed.stop();
     this.tail.close();
   }
 
   /**
-   * Resolves once every committed change has been delivered and every expiry the clock has passed
-   * is recorded (used by tests driving a manual clock, and before shutdown).
+   * Resolves once every committed change has been delivered and every lease expiry and proposal
+   * deadline the clock has passed is recorded (used by tests driving a manual clock, and before shutdown).
    */
   async settled(): Promise<void> {
     for (let round = 0; round < 3; round++) {
       this.feed.catchUp();
       await new Promise<void>((resolve) => setImmediate(resolve));
-      await this.announcer.settled();
+      await Promise.all([this.announcer.settled(), this.proposalAnnouncer.settled()]);
     }
     this.feed.catchUp();
   }

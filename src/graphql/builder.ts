@@ -5,12 +5,12 @@ import ErrorsPlugin from '@pothos/plugin-errors';
 import RelayPlugin from '@pothos/plugin-relay';
 import ScopeAuthPlugin from '@pothos/plugin-scope-auth';
 import { GraphQLError, type GraphQLField, type GraphQLResolveInfo, getNullableType, isListType } from 'graphql';
-import { DateTimeResolver, JSONObjectResolver } from 'graphql-scalars';
+import { DateTimeResolver, JSONObjectResolver, JSONResolver } from 'graphql-scalars';
 import { can, PERMISSIONS, type Permission } from '../domain/access.js';
 import { DomainError, ERROR_CODES } from '../domain/errors.js';
 import type { GraphQLContext } from './context.js';
 
-const NODE_TYPES = new Set(['Item', 'Event']);
+const NODE_TYPES = new Set(['Item', 'Event', 'Proposal']);
 
 /** Global ids are base64("Type:id"); anything else is the caller's mistake, not a server fault. */
 function decodeGlobalId(globalId: string): { typename: string; id: string } {
@@ -69,6 +69,7 @@ export const builder = new SchemaBuilder<{
   Scalars: {
     DateTime: { Input: Date; Output: Date };
     JSONObject: { Input: Record<string, unknown>; Output: Record<string, unknown> };
+    JSON: { Input: unknown; Output: unknown };
   };
 }>({
   defaultFieldNullability: false,
@@ -155,6 +156,7 @@ builder.addScalarType('DateTime', DateTimeResolver, {
   description: 'An instant in UTC, as an ISO-8601 string with milliseconds (e.g. 2026-11-30T09:00:00.000Z).',
 });
 builder.addScalarType('JSONObject', JSONObjectResolver, { description: 'A JSON object.' });
+builder.addScalarType('JSON', JSONResolver, { description: 'Any JSON value.' });
 
 builder.queryType({ description: 'Read the review queue, its items and their history.' });
 builder.mutationType({ description: 'Change the review queue. Expected failures come back as `UserError` in the result union.' });

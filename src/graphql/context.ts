@@ -5,6 +5,7 @@ import type { DomainError } from '../domain/errors.js';
 import type { Live } from '../events/live.js';
 import type { Logger } from '../logger.js';
 import type { Actor, ServiceDeps } from '../services/context.js';
+import type { Policies } from '../services/proposals.js';
 
 export interface GraphQLContext extends ServiceDeps {
   requestId: string;
@@ -14,6 +15,8 @@ export interface GraphQLContext extends ServiceDeps {
   live: Live;
   /** Set for operations arriving over a WebSocket: leases bound to it are released when it closes. */
   connection: ConnectionScope | null;
+  /** Approval policies per risk level (configuration). */
+  policies: Policies;
   /** The authenticated caller. Anonymous requests never reach GraphQL (see src/auth/). */
   principal: Principal;
   /** The principal as services see it: every change records it as actor, holder or decider. */

@@ -8,6 +8,7 @@ import './queries.js';
 import './mutations.js';
 import './subscriptions.js';
 import './access.js';
+import './proposals.js';
 
 export const schema = builder.toSchema();
 

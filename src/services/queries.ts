@@ -25,11 +25,12 @@ export interface ItemFilter {
 
 export interface EventFilter {
   itemId?: number | null;
+  proposalId?: number | null;
   types?: readonly EventType[] | null;
   afterSequence?: number | null;
 }
 
-function idRange(page: PageRequest) {
+export function idRange(page: PageRequest) {
   const id: { gt?: number; lt?: number } = {};
   if (page.afterId != null) id.gt = page.afterId;
   if (page.beforeId != null) id.lt = page.beforeId;
@@ -91,6 +92,7 @@ export function listEvents(deps: ServiceDeps, filter: EventFilter, page: PageReq
     where: {
       id,
       ...(filter.itemId != null ? { itemId: filter.itemId } : {}),
+      ...(filter.proposalId != null ? { proposalId: filter.proposalId } : {}),
       ...(filter.types?.length ? { type: { in: [...filter.types] } } : {}),
     },
     orderBy: { id: page.inverted ? 'desc' : 'asc' },

@@ -31,6 +31,21 @@ const EXPECTED: Record<string, Role[]> = {
   'Mutation.decideItem': ['REVIEWER'],
   'Mutation.createApiKey': ['ADMIN'],
   'Mutation.revokeApiKey': ['ADMIN'],
+  'Query.proposals': ALL,
+  'Query.proposalStats': ALL,
+  'Mutation.submitProposal': ['PROPOSER'],
+  'Mutation.claimProposal': ['REVIEWER'],
+  'Mutation.renewProposalLease': ['REVIEWER', 'EXECUTOR'],
+  'Mutation.releaseProposalLease': ['REVIEWER'],
+  'Mutation.reviewProposal': ['REVIEWER'],
+  'Mutation.cancelProposal': ['PROPOSER', 'ADMIN'],
+  'Mutation.reportTargetState': ['PROPOSER'],
+  'Mutation.claimExecution': ['EXECUTOR'],
+  'Mutation.startExecutionAttempt': ['EXECUTOR'],
+  'Mutation.reportExecutionResult': ['EXECUTOR'],
+  'Mutation.reconcileProposal': ['ADMIN'],
+  'Mutation.recordManualExecution': ['EXECUTOR'],
+  'Subscription.proposalEvents': ALL,
   'Subscription.queueEvents': ALL,
   'Subscription.itemEvents': ALL,
   'Subscription.queueStats': ALL,
@@ -39,6 +54,7 @@ const EXPECTED: Record<string, Role[]> = {
 
 const UNKNOWN_TOKEN = 'lh_abcdefghijklmnopqrstuvwxyz012345';
 const ITEM_ID = Buffer.from('Item:1').toString('base64');
+const UNKNOWN_PROPOSAL = Buffer.from('Proposal:999999').toString('base64');
 
 /** One operation per root field, valid for an allowed caller (a UserError still means "allowed"). */
 function operationFor(field: string, role: Role): { query: string; variables?: Record<string, unknown> } {
@@ -86,6 +102,42 @@ function operationFor(field: string, role: Role): { query: string; variables?: R
       return { query: `mutation { createApiKey(input: { name: "made-by-${role}", roles: [VIEWER] }) { __typename } }` };
     case 'Mutation.revokeApiKey':
       return { query: 'mutation { revokeApiKey(input: { id: 999999 }) { __typename } }' };
+    case 'Query.proposals':
+      return { query: '{ proposals(first: 5) { edges { node { id state blockedReason } } } }' };
+    case 'Query.proposalStats':
+      return { query: '{ proposalStats { byState { key count } needingReconciliation decisionWaitP50Seconds } }' };
+    case 'Mutation.submitProposal':
+      return {
+        query: `mutation { submitProposal(input: { batchId: "p", recordId: "${unique}", action: "refund", parameters: { amount: 5 }, reason: "r", target: { system: "billing", id: "inv-1" }, currentValue: 10, proposedValue: 5, dataSource: "ledger", riskLevel: LOW, fingerprint: "fp-1" }) { __typename } }`,
+      };
+    case 'Mutation.claimProposal':
+      return { query: 'mutation { claimProposal(input: {}) { __typename } }' };
+    case 'Mutation.renewProposalLease':
+      return { query: `mutation { renewProposalLease(input: { token: "${UNKNOWN_TOKEN}" }) { __typename } }` };
+    case 'Mutation.releaseProposalLease':
+      return { query: `mutation { releaseProposalLease(input: { token: "${UNKNOWN_TOKEN}" }) { __typename } }` };
+    case 'Mutation.reviewProposal':
+      return { query: `mutation { reviewProposal(input: { token: "${UNKNOWN_TOKEN}", decision: APPROVE, revision: 1 }) { __typename } }` };
+    case 'Mutation.cancelProposal':
+      return { query: `mutation { cancelProposal(input: { id: "${UNKNOWN_PROPOSAL}", reason: "r" }) { __typename } }` };
+    case 'Mutation.reportTargetState':
+      return {
+        query: 'mutation { reportTargetState(input: { target: { system: "billing", id: "nothing" }, fingerprint: "fp" }) { __typename } }',
+      };
+    case 'Mutation.claimExecution':
+      return { query: 'mutation { claimExecution(input: {}) { __typename } }' };
+    case 'Mutation.startExecutionAttempt':
+      return { query: `mutation { startExecutionAttempt(input: { token: "${UNKNOWN_TOKEN}", fingerprint: "fp" }) { __typename } }` };
+    case 'Mutation.reportExecutionResult':
+      return { query: `mutation { reportExecutionResult(input: { token: "${UNKNOWN_TOKEN}", outcome: SUCCEEDED }) { __typename } }` };
+    case 'Mutation.reconcileProposal':
+      return {
+        query: `mutation { reconcileProposal(input: { id: "${UNKNOWN_PROPOSAL}", executed: true, evidence: "e" }) { __typename } }`,
+      };
+    case 'Mutation.recordManualExecution':
+      return {
+        query: `mutation { recordManualExecution(input: { id: "${UNKNOWN_PROPOSAL}", fingerprint: "fp", evidence: "e" }) { __typename } }`,
+      };
     default:
       throw new Error(`no operation for ${field}`);
   }
@@ -149,6 +201,8 @@ describe('access matrix', () => {
       variables: { id: ITEM_ID },
     }),
     'Subscription.queueStats': async () => ({ query: 'subscription { queueStats { pending } }' }),
+    // PROPOSER's submitProposal above recorded proposal events to replay.
+    'Subscription.proposalEvents': async () => ({ query: 'subscription { proposalEvents(after: 0) { sequence type } }' }),
     // Only a reviewer can hold a lease to follow; the others are refused before the token is looked at.
     'Subscription.leaseEvents': async (client) => {
       let token = UNKNOWN_TOKEN;

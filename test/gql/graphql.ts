@@ -38,10 +38,16 @@ export type Decision =
 
 /** Why an operation was refused. The first codes keep seed A’s names and meanings. */
 export type ErrorCode =
+  /** This principal has already approved this revision; approvals must come from distinct reviewers. */
+  | 'ALREADY_APPROVED'
   /** No API key has this id. */
   | 'API_KEY_NOT_FOUND'
   /** The API key is already revoked. */
   | 'API_KEY_REVOKED'
+  /** An attempt is already running under this lease; report its result before starting another. */
+  | 'ATTEMPT_IN_PROGRESS'
+  /** Start an execution attempt (with the current fingerprint) before reporting its result. */
+  | 'ATTEMPT_NOT_STARTED'
   /** No category has this name. */
   | 'CATEGORY_NOT_FOUND'
   /** A CORRECTED decision needs a category. */
@@ -56,16 +62,22 @@ export type ErrorCode =
   | 'CLAIM_EXPIRED'
   /** No pending item holds this token: never issued, released, decided, or replaced by a re-claim. */
   | 'CLAIM_NOT_FOUND'
+  /** The proposal’s deadline has passed. */
+  | 'DEADLINE_PASSED'
   /** The item changed while this decision ran. */
   | 'DECISION_CONFLICT'
   /** The category already exists, or is listed twice. */
   | 'DUPLICATE_CATEGORY'
   /** An item with this (batchId, recordId) already exists. */
   | 'DUPLICATE_ITEM'
+  /** The risk level’s policy requires the executor to differ from the approvers. */
+  | 'EXECUTOR_IS_APPROVER'
   /** The principal lacks a role this operation needs. */
   | 'FORBIDDEN'
   /** An argument is outside its documented range. */
   | 'INVALID_ARGUMENT'
+  /** The value is not valid JSON of the expected shape, or is too large. */
+  | 'INVALID_JSON'
   /** The roles must be a non-empty list of ADMIN, PROPOSER, REVIEWER, EXECUTOR, VIEWER. */
   | 'INVALID_ROLE'
   /** Text input is empty, too long, padded with whitespace or contains control characters. */
@@ -78,8 +90,22 @@ export type ErrorCode =
   | 'LEASE_OUT_OF_RANGE'
   /** The lease is held by another principal: only its holder may renew, release or decide it. */
   | 'NOT_LEASE_HOLDER'
+  /** Only the proposer (or an admin) may do this. */
+  | 'NOT_PROPOSER'
+  /** A new revision must follow the previous one, which must have ended in CHANGES_REQUESTED, STALE, EXPIRED or FAILED. */
+  | 'PREVIOUS_REVISION_INVALID'
+  /** A proposal with this (batchId, recordId, revision) exists with different content. */
+  | 'PROPOSAL_CONFLICT'
+  /** No action proposal has this id. */
+  | 'PROPOSAL_NOT_FOUND'
+  /** The proposal’s current state does not allow this operation. */
+  | 'PROPOSAL_STATE_CONFLICT'
   /** Too many changes from this principal; retry after the time given. */
   | 'RATE_LIMITED'
+  /** The revision (or fingerprint) named is not the one under review. */
+  | 'REVISION_MISMATCH'
+  /** A proposer may not approve, review or execute its own proposal. */
+  | 'SELF_APPROVAL'
   /** A principal may not review an item it proposed. */
   | 'SELF_REVIEW'
   /** A single call may add at most 500 items. */
@@ -109,6 +135,18 @@ export type EventType =
   | 'CATEGORY_ADDED'
   /** A category stopped being available for new items; old items keep it. */
   | 'CATEGORY_RETIRED'
+  /** The executor checked the fingerprint and started an attempt. */
+  | 'EXECUTION_ATTEMPT_STARTED'
+  /** An executor took an approved proposal under an execution lease, with its operation id. */
+  | 'EXECUTION_CLAIMED'
+  /** The remote system refused the action without effect. */
+  | 'EXECUTION_FAILED'
+  /** The effect may or may not have happened (failure after sending, lost response, or the execution lease lapsed). */
+  | 'EXECUTION_OUTCOME_UNKNOWN'
+  /** The attempt failed before anything was sent: back to APPROVED (or EXPIRED if no longer valid). */
+  | 'EXECUTION_RETURNED'
+  /** The executor reported that the effect took place. */
+  | 'EXECUTION_SUCCEEDED'
   /** A review item entered the queue. */
   | 'ITEM_ADDED'
   /** The holder recorded a decision; the lease ended with it. */
@@ -121,8 +159,38 @@ export type EventType =
   | 'LEASE_RELEASED'
   /** The holder reset the lease's expiry to now + leaseSeconds. */
   | 'LEASE_RENEWED'
+  /** An executor recorded that the action was carried out by hand. */
+  | 'MANUAL_EXECUTION_RECORDED'
   /** An authenticated principal attempted a change and was refused (missing role, not the holder, self-review, or a broken rule); details say which operation and why. */
-  | 'OPERATION_REFUSED';
+  | 'OPERATION_REFUSED'
+  /** One reviewer approved the revision; more may be required by the risk level’s policy. */
+  | 'PROPOSAL_APPROVAL_RECORDED'
+  /** Enough distinct reviewers approved: the proposal may be executed until the approval expires. */
+  | 'PROPOSAL_APPROVED'
+  /** The proposer or an admin withdrew the proposal; approvals are void. */
+  | 'PROPOSAL_CANCELLED'
+  /** A reviewer asked for a new revision, with a reason. */
+  | 'PROPOSAL_CHANGES_REQUESTED'
+  /** The deadline or the approval’s validity passed before execution; approvals are void. */
+  | 'PROPOSAL_EXPIRED'
+  /** A reviewer took the review lease on a proposal. */
+  | 'PROPOSAL_LEASE_CLAIMED'
+  /** A proposal’s review lease lapsed (recorded once). */
+  | 'PROPOSAL_LEASE_EXPIRED'
+  /** The holder gave a proposal back undecided. */
+  | 'PROPOSAL_LEASE_RELEASED'
+  /** The holder of a proposal’s review or execution lease renewed it. */
+  | 'PROPOSAL_LEASE_RENEWED'
+  /** An admin settled an unknown outcome: executed (with evidence) or not executed. */
+  | 'PROPOSAL_RECONCILED'
+  /** A reviewer rejected the proposal, with a reason. */
+  | 'PROPOSAL_REJECTED'
+  /** The target’s fingerprint changed; approvals are void and nothing runs. */
+  | 'PROPOSAL_STALE'
+  /** A proposer submitted an action proposal (or a new revision of one). */
+  | 'PROPOSAL_SUBMITTED'
+  /** A proposer or integration reported a target’s current fingerprint. */
+  | 'TARGET_STATE_REPORTED';
 
 /** Narrows an item list. All given conditions must hold. */
 export type ItemFilter = {
@@ -155,7 +223,7 @@ export type ItemStatus =
 export type Role =
   /** Administers categories and API keys. Does not by itself propose, review or execute. */
   | 'ADMIN'
-  /** Carries out approved action proposals. */
+  /** Carries out approved action proposals (or records that they were carried out by hand). */
   | 'EXECUTOR'
   /** Puts proposals in the queue (an AI classifier, an agent). */
   | 'PROPOSER'
@@ -484,6 +552,7 @@ export type HiNodeQueryVariables = Exact<{
 export type HiNodeQuery = { node:
     | { __typename: 'Event', sequence: number, type: EventType, id: string }
     | { __typename: 'Item', batchId: string, recordId: string, status: ItemStatus, id: string }
+    | { __typename: 'Proposal', id: string }
    | null };
 
 export type HiNodesQueryVariables = Exact<{
@@ -494,6 +563,7 @@ export type HiNodesQueryVariables = Exact<{
 export type HiNodesQuery = { nodes: Array<
     | { __typename: 'Event', sequence: number, type: EventType, id: string }
     | { __typename: 'Item', batchId: string, recordId: string, id: string }
+    | { __typename: 'Proposal', id: string }
    | null> };
 
 export type HiItemsQueryVariables = Exact<{
