@@ -1,4 +1,4 @@
-// npm run bench [-- --quick] [--write|--no-write] [--profile] [--duration=S] [--warmup=S] [--clients=1,8,64] [--keep]
+// npm run bench [-- --quick] [--write|--no-write] [--profile] [--profile-clients=N] [--duration=S] [--warmup=S] [--clients=1,8,64] [--keep]
 //                [--subscribers=N] [--cross-subscribers=N] [--events=N] [--ws-workers=N] [--expiry|--no-expiry] [--leases=K] [--no-live]
 //
 // In one run, side by side, per client count: GraphQL no-op queries/s and review cycles/s over HTTP
@@ -55,6 +55,8 @@ interface Options {
   durationMs: number;
   clients: number[];
   profileSeconds: number;
+  /** Concurrent clients while profiling (default 8). */
+  profileClients: number;
   /** Null with --no-live. */
   live: LiveOptions | null;
 }
@@ -63,7 +65,7 @@ function parseOptions(argv: string[]): Options {
   const flag = (name: string) => argv.includes(`--${name}`);
   const value = (name: string) => argv.find((arg) => arg.startsWith(`--${name}=`))?.slice(name.length + 3);
   const known =
-    /^--(quick|write|no-write|profile|keep|duration=.+|warmup=.+|clients=.+|profile-seconds=.+|subscribers=.+|cross-subscribers=.+|events=.+|ws-workers=.+|expiry|no-expiry|leases=.+|no-live)$/;
+    /^--(quick|write|no-write|profile|keep|duration=.+|warmup=.+|clients=.+|profile-seconds=.+|profile-clients=.+|subscribers=.+|cross-subscribers=.+|events=.+|ws-workers=.+|expiry|no-expiry|leases=.+|no-live)$/;
   const unknown = argv.filter((arg) => !known.test(arg));
   if (unknown.length > 0) throw new Error(`unknown argument(s): ${unknown.join(' ')}`);
   const quick = flag('quick');
@@ -102,6 +104,7 @@ function parseOptions(argv: string[]): Options {
     durationMs: seconds('duration', quick ? 0.5 : 5),
     clients,
     profileSeconds: seconds('profile-seconds', quick ? 1 : 5) / 1000,
+    profileClients: count('profile-clients', 8, 1000),
     live,
   };
 }
@@ -345,7 +348,7 @@ async function profileServer(
   options: Options,
   bestCycles: number,
 ): Promise<Report['profile']> {
-  const concurrency = 8;
+  const concurrency = options.profileClients;
   log(`\nprofiling the server over ${options.profileSeconds} s of ${concurrency}-client review cycles…`);
   const file = path.join(tmp, 'profile.db');
   const keys = await cellKeys(file, [concurrency]);

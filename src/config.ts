@@ -13,7 +13,7 @@ const schema = z.object({
   DATABASE_URL: z.string().min(1).default(DEFAULT_DATABASE_URL),
   LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
   SQLITE_BUSY_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
-  SQLITE_SYNCHRONOUS: z.enum(['NORMAL', 'FULL']).default('FULL'),
+  SQLITE_SYNCHRONOUS: z.enum(['NORMAL', 'FULL']).default('NORMAL'),
   GRAPHIQL: z.enum(['true', 'false']).default('true'),
   METRICS: z.enum(['true', 'false']).default('true'),
   LEASE_WARNING_SECONDS: z.coerce.number().int().min(0).max(3600).default(60),

@@ -18,7 +18,7 @@ function busyTimeoutMs(): number {
 }
 
 function synchronous(): 'NORMAL' | 'FULL' {
-  return process.env.SQLITE_SYNCHRONOUS === 'NORMAL' ? 'NORMAL' : 'FULL';
+  return process.env.SQLITE_SYNCHRONOUS === 'FULL' ? 'FULL' : 'NORMAL';
 }
 
 /** Who the history records for changes made from the command line (a claim records its --reviewer). */

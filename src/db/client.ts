@@ -63,7 +63,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
       file: options.file,
       busyTimeoutMs,
       readonly: false,
-      pragmas: ['PRAGMA foreign_keys = ON', `PRAGMA synchronous = ${options.synchronous ?? 'FULL'}`],
+      pragmas: ['PRAGMA foreign_keys = ON', `PRAGMA synchronous = ${options.synchronous ?? 'NORMAL'}`],
       onConnect: (prepare) => statements.attach(prepare),
     }),
   });
