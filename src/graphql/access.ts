@@ -1,9 +1,8 @@
 // Identity over GraphQL: who the caller is (`viewer`), and API key administration for ADMINs.
 import type { ApiKey } from '../db/client.js';
 import { type Principal, parseRoles, ROLE_NAMES, ROLES, type Role } from '../domain/access.js';
-import { DomainError } from '../domain/errors.js';
 import { createApiKey, listApiKeys, revokeApiKey } from '../services/api-keys.js';
-import { audited, builder, requires } from './builder.js';
+import { audited, builder, refusals, requires } from './builder.js';
 
 export const RoleEnum = builder.enumType('Role', {
   description: 'What a principal may do. A principal may hold several.',
@@ -80,11 +79,6 @@ const CreateApiKeyPayload = builder.objectRef<{ key: string; apiKey: ApiKey }>('
 const RevokeApiKeyPayload = builder.objectRef<{ apiKey: ApiKey }>('RevokeApiKeyPayload').implement({
   description: 'The revoked key.',
   fields: (t) => ({ apiKey: t.field({ type: ApiKeyRef, description: 'The key, now revoked.', resolve: (payload) => payload.apiKey }) }),
-});
-
-const refusals = (name: string) => ({
-  types: [DomainError],
-  union: { name: `${name}Result`, description: `Either the ${name}Payload or the UserError saying why it was refused.` },
 });
 
 builder.mutationFields((t) => ({

@@ -53,6 +53,12 @@ function scopesOf(context: GraphQLContext): AuthScopes {
   ) as AuthScopes;
 }
 
+/** Every mutation returns `<Name>Payload | UserError`: branch on `__typename`, or select `... on Error`. */
+export const refusals = (name: string) => ({
+  types: [DomainError],
+  union: { name: `${name}Result`, description: `Either the ${name}Payload or the UserError saying why it was refused.` },
+});
+
 /** Which permission each root field needs, so refusals can name the roles that would do. */
 export const FIELD_PERMISSIONS = new Map<string, Permission>();
 

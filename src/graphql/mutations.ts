@@ -6,15 +6,9 @@ import { addCategories, retireCategory } from '../services/categories.js';
 import { decideItem } from '../services/decisions.js';
 import { type AddItemOutcome, addItem, addItems } from '../services/items.js';
 import { claimItem, releaseLease, renewLease } from '../services/leases.js';
-import { audited, builder, requires } from './builder.js';
+import { audited, builder, refusals, requires } from './builder.js';
 import { CategoryRef } from './types/category.js';
 import { ItemRef } from './types/refs.js';
-
-/** Every mutation returns `<Name>Payload | UserError`: branch on `__typename`, or select `... on Error`. */
-const refusals = (name: string) => ({
-  types: [DomainError],
-  union: { name: `${name}Result`, description: `Either the ${name}Payload or the UserError saying why it was refused.` },
-});
 
 const DecisionEnum = builder.enumType('Decision', {
   description: 'The outcome a reviewer records.',

@@ -23,8 +23,9 @@ import {
   submitProposal,
 } from '../services/proposals.js';
 import { listEvents } from '../services/queries.js';
-import { audited, builder, requires } from './builder.js';
+import { audited, builder, refusals, requires } from './builder.js';
 import type { GraphQLContext } from './context.js';
+import { loadByIds } from './loaders.js';
 import { resolveConnection } from './pagination.js';
 import { EventConnection, EventRef } from './types/refs.js';
 
@@ -98,15 +99,7 @@ builder.node(ProposalRef, {
   description: 'An action an automated system wants to take, waiting for human approval; one revision of it.',
   id: { resolve: (proposal) => proposal.id },
   isTypeOf: (value) => typeof value === 'object' && value !== null && 'fingerprint' in value && 'action' in value,
-  loadMany: async (ids, context) => {
-    const numeric = ids.map((id) => Number(id));
-    const found = await findProposalsByIds(
-      context,
-      numeric.filter((id) => Number.isSafeInteger(id)),
-    );
-    const byId = new Map(found.map((proposal) => [proposal.id, proposal]));
-    return numeric.map((id) => byId.get(id) ?? null);
-  },
+  loadMany: loadByIds(findProposalsByIds),
   fields: (t) => ({
     batchId: t.exposeString('batchId', { description: 'With recordId and revision, the proposer’s idempotency key.' }),
     recordId: t.exposeString('recordId', { description: 'The proposer’s record id.' }),
@@ -302,11 +295,6 @@ builder.queryFields((t) => ({
     { name: 'ProposalEdge', description: 'One proposal in a page.' },
   ),
 }));
-
-const refusals = (name: string) => ({
-  types: [DomainError],
-  union: { name: `${name}Result`, description: `Either the ${name}Payload or the UserError saying why it was refused.` },
-});
 
 const ProposalPayload = (name: string, description: string) =>
   builder.objectRef<{ proposal: Proposal }>(`${name}Payload`).implement({

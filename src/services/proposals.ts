@@ -238,6 +238,23 @@ async function voidApprovals(tx: WriteTx, proposalId: number, now: Date, reason:
   return voided.count;
 }
 
+/** The target's data changed under `current`: STALE, lease ended, approvals void, event recorded. */
+async function markStale(
+  tx: WriteTx,
+  sql: TxSql,
+  current: Proposal,
+  change: { actor: Actor; now: Date; fingerprint: string; reason: string },
+): Promise<Proposal> {
+  const proposal = await move(tx, current, transition(current.state, 'MARK_STALE'), { ...NO_LEASE, stateReason: change.reason });
+  const voided = await voidApprovals(tx, current.id, change.now, 'STALE');
+  proposalEvent(sql, proposal, 'PROPOSAL_STALE', change.actor.name, change.now, {
+    from: current.state,
+    reportedFingerprint: change.fingerprint,
+    voidedApprovals: voided,
+  });
+  return proposal;
+}
+
 /** The proposal whose current lease this token proves, held by `actor` and unexpired. */
 async function heldBy(tx: WriteTx, token: string, actor: Actor, now: Date, kind: 'REVIEW' | 'EXECUTION'): Promise<Proposal> {
   const proposal = await tx.proposal.findUnique({ where: { leaseTokenHash: hashLeaseToken(validateToken(token)) } });
@@ -461,13 +478,7 @@ export async function reportTargetState(
     const stale: Proposal[] = [];
     for (const current of affected) {
       const reason = `The target's fingerprint is now ${fingerprint.slice(0, 60)}; this revision was made against ${current.fingerprint.slice(0, 60)}.`;
-      const proposal = await move(tx, current, transition(current.state, 'MARK_STALE'), { ...NO_LEASE, stateReason: reason });
-      const voided = await voidApprovals(tx, current.id, now, 'STALE');
-      proposalEvent(sql, proposal, 'PROPOSAL_STALE', actor.name, now, {
-        from: current.state,
-        reportedFingerprint: fingerprint,
-        voidedApprovals: voided,
-      });
+      const proposal = await markStale(tx, sql, current, { actor, now, fingerprint, reason });
       stale.push(proposal);
     }
     return stale;
@@ -550,13 +561,7 @@ export async function startExecutionAttempt(
     const held = await heldBy(tx, input.token, actor, now, 'EXECUTION');
     if (fingerprint !== held.fingerprint) {
       const reason = `At execution the target's fingerprint was ${fingerprint.slice(0, 60)}, not the approved ${held.fingerprint.slice(0, 60)}.`;
-      const proposal = await move(tx, held, transition(held.state, 'MARK_STALE'), { ...NO_LEASE, stateReason: reason });
-      const voided = await voidApprovals(tx, held.id, now, 'STALE');
-      proposalEvent(sql, proposal, 'PROPOSAL_STALE', actor.name, now, {
-        from: held.state,
-        reportedFingerprint: fingerprint,
-        voidedApprovals: voided,
-      });
+      const proposal = await markStale(tx, sql, held, { actor, now, fingerprint, reason });
       return { proposal, attempt: null };
     }
     if (!approvalStillValid(held, now)) {

@@ -3,21 +3,14 @@
 import type { FeedEvent } from '../../events/feed.js';
 import { findEventsByIds, findItemsByIds } from '../../services/queries.js';
 import { builder } from '../builder.js';
+import { loadByIds } from '../loaders.js';
 import { EventRef, EventTypeEnum, ItemRef, ItemStatusEnum } from './refs.js';
 
 builder.node(EventRef, {
   description: 'One recorded change. Events are never altered or removed (the database refuses).',
   id: { resolve: (event) => event.id },
   isTypeOf: (value) => typeof value === 'object' && value !== null && 'occurredAt' in value && 'details' in value,
-  loadMany: async (ids, context) => {
-    const numeric = ids.map((id) => Number(id));
-    const found = await findEventsByIds(
-      context,
-      numeric.filter((id) => Number.isSafeInteger(id)),
-    );
-    const byId = new Map(found.map((event) => [event.id, event]));
-    return numeric.map((id) => byId.get(id) ?? null);
-  },
+  loadMany: loadByIds(findEventsByIds),
   fields: (t) => ({
     sequence: t.exposeInt('id', {
       description: 'Position in the history: strictly increasing, never reused. Resume subscriptions after it.',

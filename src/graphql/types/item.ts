@@ -2,6 +2,7 @@
 import { claimState } from '../../domain/lease.js';
 import { findItemsByIds, listEvents } from '../../services/queries.js';
 import { builder } from '../builder.js';
+import { loadByIds } from '../loaders.js';
 import { resolveConnection } from '../pagination.js';
 import { ClaimStateEnum, EventConnection, EventRef, ItemKindEnum, ItemRef, ItemStatusEnum } from './refs.js';
 
@@ -9,15 +10,7 @@ builder.node(ItemRef, {
   description: 'A machine proposal waiting for, or having received, a human decision.',
   id: { resolve: (item) => item.id },
   isTypeOf: (value) => typeof value === 'object' && value !== null && 'recordId' in value && 'proposedCategory' in value,
-  loadMany: async (ids, context) => {
-    const numeric = ids.map((id) => Number(id));
-    const found = await findItemsByIds(
-      context,
-      numeric.filter((id) => Number.isSafeInteger(id)),
-    );
-    const byId = new Map(found.map((item) => [item.id, item]));
-    return numeric.map((id) => byId.get(id) ?? null);
-  },
+  loadMany: loadByIds(findItemsByIds),
   fields: (t) => ({
     kind: t.field({
       type: ItemKindEnum,
