@@ -154,6 +154,10 @@ export interface FanOutOptions {
   /** Longest wait, after the last mutation, for every subscriber to have every event. */
   drainTimeoutMs: number;
   log: (message: string) => void;
+  /** Runs once every subscriber is connected, before the first round (e.g. to read the server's memory). */
+  onConnected?: () => Promise<void>;
+  /** Runs after the last round, while the subscribers are still connected. */
+  afterRounds?: () => Promise<void>;
 }
 
 export interface GroupResult {
@@ -302,6 +306,8 @@ export async function measureFanOut(options: FanOutOptions): Promise<FanOutResul
       `  ${total} subscribers connected in ${connectSeconds.toFixed(1)} s over ${workers.length} worker process(es)${connectionFailures ? `; ${connectionFailures} connection failures` : ''}`,
     );
 
+    await options.onConnected?.();
+
     const rounds: RoundResult[] = [];
     for (const [roundIndex, round] of options.rounds.entries()) {
       const batchId = `${options.name}-${roundIndex}`;
@@ -414,6 +420,7 @@ export async function measureFanOut(options: FanOutOptions): Promise<FanOutResul
         );
       }
     }
+    await options.afterRounds?.();
     return { name: options.name, groups: options.groups, connectSeconds, connectionFailures, rounds };
   } finally {
     client.close();

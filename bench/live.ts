@@ -50,7 +50,8 @@ export function roundsFor(options: Pick<LiveOptions, 'quick' | 'events'>): Round
   ];
 }
 
-function fanOutChecks(label: string, result: FanOutResult): Verification[] {
+/** One verification: every event reached every subscriber of `result` once, in order; labelled `${part}: ${label}: …`. */
+export function fanOutChecks(label: string, result: FanOutResult, part = 'live'): Verification[] {
   const problems: string[] = [];
   let deliveries = 0;
   let expected = 0;
@@ -72,7 +73,7 @@ function fanOutChecks(label: string, result: FanOutResult): Verification[] {
   if (result.connectionFailures > 0) problems.push(`${result.connectionFailures} connections failed`);
   return [
     {
-      label: `live: ${label}: every event delivered once, in order, to every subscriber`,
+      label: `${part}: ${label}: every event delivered once, in order, to every subscriber`,
       ok: problems.length === 0,
       detail:
         problems.length === 0

@@ -212,6 +212,60 @@ const DECIDE = `mutation Decide($input: DecideItemInput!) {
   }
 }`;
 
+/** A lease taken by claimOnce: the item, its token, and the claimItem round trip. */
+export interface Claimed {
+  itemId: string;
+  token: string;
+  ms: number;
+}
+
+const CLAIM_BODY = gqlBody(CLAIM, { input: {} });
+
+/**
+ * claimItem as the client of `auth`: null when it failed (counted in `errors`, a dry queue as `dry`).
+ * An item id already in `claimedIds` counts as a double claim; the id is added.
+ */
+export async function claimOnce(
+  client: GraphQLClient,
+  auth: Record<string, string>,
+  errors: ErrorCounts,
+  claimedIds: Set<string>,
+): Promise<Claimed | null> {
+  const started = performance.now();
+  const reply = await send(client, CLAIM_BODY, auth, errors);
+  const ms = performance.now() - started;
+  const claim = reply ? rootField(reply, 'claimItem', errors) : null;
+  if (!claim) return null;
+  const lease = claim.lease as { token?: string } | null;
+  const item = claim.item as { id?: string } | null;
+  if (claim.claimed !== true || !lease?.token || !item?.id) {
+    errors.dry++;
+    return null;
+  }
+  if (claimedIds.has(item.id)) errors.doubleClaims++;
+  claimedIds.add(item.id);
+  return { itemId: item.id, token: lease.token, ms };
+}
+
+/** decideItem ACCEPTED with the lease of `claimed`: the round trip in ms, or null when it failed (counted in `errors`). */
+export async function decideOnce(
+  client: GraphQLClient,
+  auth: Record<string, string>,
+  errors: ErrorCounts,
+  claimed: Claimed,
+): Promise<number | null> {
+  const started = performance.now();
+  const reply = await send(client, gqlBody(DECIDE, { input: { token: claimed.token, decision: 'ACCEPTED' } }), auth, errors);
+  const ms = performance.now() - started;
+  const decided = reply ? rootField(reply, 'decideItem', errors) : null;
+  const decidedItem = decided?.item as { id?: string; status?: string } | undefined;
+  if (!decided || decidedItem?.id !== claimed.itemId || decidedItem.status !== 'ACCEPTED') {
+    if (decided) errors.graphql++;
+    return null;
+  }
+  return ms;
+}
+
 /**
  * One cycle = claimItem, then decideItem ACCEPTED with the token it returned; each client loops, as
  * the REVIEWER principal of its own key (the holder of every lease it takes).
@@ -224,39 +278,21 @@ export async function cycleCell(port: number, timing: CellTiming, claimedIds: Se
   const decideSamples: number[] = [];
   let completed = 0;
   let completedTotal = 0;
-  const claimBody = gqlBody(CLAIM, { input: {} });
   const measuredSeconds = await drive(timing, async (window, index) => {
     const auth = headers[index] as Record<string, string>;
     let failures = 0;
     while (!window.done && failures < MAX_ERRORS_PER_WORKER) {
       const claimMeasured = window.measuring;
-      const claimStarted = performance.now();
-      const claimReply = await send(client, claimBody, auth, errors);
-      const claimMs = performance.now() - claimStarted;
-      const claim = claimReply ? rootField(claimReply, 'claimItem', errors) : null;
-      if (!claim) {
+      const claimed = await claimOnce(client, auth, errors, claimedIds);
+      if (!claimed) {
         failures++;
         continue;
       }
-      const lease = claim.lease as { token?: string } | null;
-      const item = claim.item as { id?: string } | null;
-      if (claim.claimed !== true || !lease?.token || !item?.id) {
-        errors.dry++;
-        failures++;
-        continue;
-      }
-      if (claimedIds.has(item.id)) errors.doubleClaims++;
-      claimedIds.add(item.id);
-      if (claimMeasured && window.measuring) claimSamples.push(claimMs);
+      if (claimMeasured && window.measuring) claimSamples.push(claimed.ms);
 
       const decideMeasured = window.measuring;
-      const decideStarted = performance.now();
-      const decideReply = await send(client, gqlBody(DECIDE, { input: { token: lease.token, decision: 'ACCEPTED' } }), auth, errors);
-      const decideMs = performance.now() - decideStarted;
-      const decided = decideReply ? rootField(decideReply, 'decideItem', errors) : null;
-      const decidedItem = decided?.item as { id?: string; status?: string } | undefined;
-      if (!decided || decidedItem?.id !== item.id || decidedItem.status !== 'ACCEPTED') {
-        if (decided) errors.graphql++;
+      const decideMs = await decideOnce(client, auth, errors, claimed);
+      if (decideMs === null) {
         failures++;
         continue;
       }
@@ -274,6 +310,49 @@ export async function cycleCell(port: number, timing: CellTiming, claimedIds: Se
     latency: { claim: summarise(claimSamples), decide: summarise(decideSamples) },
     errors,
   };
+}
+
+/**
+ * Exactly `cycles` review cycles (as in cycleCell) shared by `keys.length` clients, each looping
+ * claim → decide; every claim and decide round trip is appended to the samples. For measurements
+ * that must know how many items they take from the queue.
+ */
+export async function countedCycles(
+  port: number,
+  keys: readonly BenchKey[],
+  cycles: number,
+  claimedIds: Set<string>,
+  errors: ErrorCounts,
+  samples: { claim: number[]; decide: number[] },
+): Promise<number> {
+  const client = graphqlClient(port, keys.length);
+  let left = cycles;
+  let completed = 0;
+  try {
+    await Promise.all(
+      keys.map(async (key) => {
+        const auth = { authorization: key.authorization };
+        let failures = 0;
+        while (left > 0 && failures < MAX_ERRORS_PER_WORKER) {
+          left--;
+          const claimed = await claimOnce(client, auth, errors, claimedIds);
+          const decideMs = claimed ? await decideOnce(client, auth, errors, claimed) : null;
+          if (!claimed || decideMs === null) {
+            // Not done: another attempt takes its place.
+            left++;
+            failures++;
+            continue;
+          }
+          samples.claim.push(claimed.ms);
+          samples.decide.push(decideMs);
+          completed++;
+        }
+      }),
+    );
+  } finally {
+    client.close();
+  }
+  return completed;
 }
 
 /** Sets up categories as `admin` (an ADMIN principal). */

@@ -1,11 +1,13 @@
 // npm run bench [-- --quick] [--write|--no-write] [--profile] [--profile-clients=N] [--duration=S] [--warmup=S] [--clients=1,8,64] [--keep]
 //                [--subscribers=N] [--cross-subscribers=N] [--events=N] [--ws-workers=N] [--expiry|--no-expiry] [--leases=K] [--no-live]
+//                [--no-scale|--scale-only] [--scale-items=SMALL,LARGE] [--scale-clients=N] [--scale-subscribers=N]
 //
 // In one run, side by side, per client count: GraphQL no-op queries/s and review cycles/s over HTTP
 // against a freshly built `node dist/main.js`, and the same cycle on raw better-sqlite3. Then, on a
 // separate pair of servers: event delivery latency to many WebSocket subscribers (and to those of a
 // second process on the same file), and expiry lateness on the real clock (skipped by --quick unless
-// --expiry is given).
+// --expiry is given). Then, on two more servers: claim latency with 1,000 and with 1,000,000 pending
+// items side by side, and the memory of the second with 1,000 subscribers (--scale-only: just that).
 //
 // Every client authenticates with an API key of its own (one REVIEWER principal per client; items are
 // added by a PROPOSER, categories by an ADMIN), and the servers run with RATE_LIMIT_PER_SECOND=0: the
@@ -44,6 +46,8 @@ import {
   TARGET,
   type Verification,
 } from './report.js';
+import { runScale, type ScaleOptions, type ScaleReport } from './scale.js';
+import { scaleMarkdown, scaleSummary } from './scale-report.js';
 import { build, ROOT, type RunningServer, SERVER_POLICY, startServer } from './server.js';
 
 interface Options {
@@ -59,13 +63,17 @@ interface Options {
   profileClients: number;
   /** Null with --no-live. */
   live: LiveOptions | null;
+  /** Null with --no-scale. */
+  scale: ScaleOptions | null;
+  /** Only the scale part: no review cells, live events, profile or command-line timing, and no BENCHMARKS.md. */
+  scaleOnly: boolean;
 }
 
 function parseOptions(argv: string[]): Options {
   const flag = (name: string) => argv.includes(`--${name}`);
   const value = (name: string) => argv.find((arg) => arg.startsWith(`--${name}=`))?.slice(name.length + 3);
   const known =
-    /^--(quick|write|no-write|profile|keep|duration=.+|warmup=.+|clients=.+|profile-seconds=.+|profile-clients=.+|subscribers=.+|cross-subscribers=.+|events=.+|ws-workers=.+|expiry|no-expiry|leases=.+|no-live)$/;
+    /^--(quick|write|no-write|profile|keep|duration=.+|warmup=.+|clients=.+|profile-seconds=.+|profile-clients=.+|subscribers=.+|cross-subscribers=.+|events=.+|ws-workers=.+|expiry|no-expiry|leases=.+|no-live|no-scale|scale-only|scale-items=.+|scale-clients=.+|scale-subscribers=.+)$/;
   const unknown = argv.filter((arg) => !known.test(arg));
   if (unknown.length > 0) throw new Error(`unknown argument(s): ${unknown.join(' ')}`);
   const quick = flag('quick');
@@ -95,9 +103,31 @@ function parseOptions(argv: string[]): Options {
         expiry: flag('expiry') || (!quick && !flag('no-expiry')),
         leases: count('leases', 200, 5000),
       };
+  if (flag('scale-only') && flag('no-scale')) throw new Error('--scale-only and --no-scale contradict each other');
+  // BENCHMARKS.md is one report of a whole run: a part of one would drop the other sections.
+  if (flag('scale-only') && (flag('write') || flag('profile')))
+    throw new Error('--scale-only runs no review cells: it cannot --write or --profile');
+  const sizes = (value('scale-items') ?? (quick ? '1000,100000' : '1000,1000000')).split(',').map(Number);
+  const cyclesPerRound = quick ? 50 : 100;
+  const [small = 0, large = 0] = sizes;
+  // The small queue must outlast a round (the top-up comes after it).
+  if (sizes.length !== 2 || !sizes.every(Number.isInteger) || small < 2 * cyclesPerRound || large <= small || large > 10_000_000)
+    throw new Error(`--scale-items must be SMALL,LARGE whole numbers, ${2 * cyclesPerRound} ≤ SMALL < LARGE ≤ 10,000,000`);
+  const scale: ScaleOptions | null = flag('no-scale')
+    ? null
+    : {
+        quick,
+        sizes: [small, large],
+        clients: count('scale-clients', 1, 64),
+        rounds: quick ? 5 : 30,
+        cyclesPerRound,
+        subscribers: count('scale-subscribers', quick ? 50 : 1000, 5000),
+        wsWorkers: count('ws-workers', 2, 16),
+        burst: quick ? 20 : 200,
+      };
   return {
     quick,
-    write: flag('write') || (!quick && !flag('no-write')),
+    write: !flag('scale-only') && (flag('write') || (!quick && !flag('no-write'))),
     profile: flag('profile'),
     keep: flag('keep'),
     warmupMs: seconds('warmup', quick ? 0.2 : 1),
@@ -105,7 +135,9 @@ function parseOptions(argv: string[]): Options {
     clients,
     profileSeconds: seconds('profile-seconds', quick ? 1 : 5) / 1000,
     profileClients: count('profile-clients', 8, 1000),
-    live,
+    live: flag('scale-only') ? null : live,
+    scale,
+    scaleOnly: flag('scale-only'),
   };
 }
 
@@ -206,6 +238,7 @@ async function main(): Promise<number> {
   const command = ['npm run bench', ...(process.argv.length > 2 ? ['--', ...process.argv.slice(2)] : [])].join(' ');
   // The server's default unless the environment overrides it; the raw run uses the same.
   const synchronous = loadConfig({ SQLITE_SYNCHRONOUS: process.env.SQLITE_SYNCHRONOUS }).synchronous;
+  if (options.scaleOnly && options.scale) return scaleOnly(options.scale, command, synchronous, options.keep);
   log(
     `Leasehold bench (${options.quick ? 'quick' : 'full'}): clients ${options.clients.join(', ')}; ${options.warmupMs / 1000} s warm-up + ${options.durationMs / 1000} s per cell; synchronous=${synchronous}`,
   );
@@ -232,6 +265,8 @@ async function main(): Promise<number> {
   let profile: Report['profile'];
   let live: LiveReport | null = null;
   let liveError: string | null = null;
+  let scale: ScaleReport | null = null;
+  let scaleError: string | null = null;
   try {
     log(`server on 127.0.0.1:${server.port}, database ${serverFile}`);
     await seedCategories(server.port, keys.admin, [seed.category]);
@@ -286,6 +321,17 @@ async function main(): Promise<number> {
       }
     }
 
+    if (options.scale) {
+      try {
+        scale = await runScale(tmp, synchronous, options.scale, log);
+        verifications.push(...scale.verifications);
+        serverLogLines.push(...scale.serverLogLines);
+      } catch (error) {
+        scaleError = error instanceof Error ? error.message : String(error);
+        log(`scale measurements failed: ${scaleError}`);
+      }
+    }
+
     if (options.profile) profile = await profileServer(tmp, synchronous, options, bestCycles);
   } finally {
     if (server) await server.stop();
@@ -308,6 +354,8 @@ async function main(): Promise<number> {
     ...(profile ? { profile } : {}),
     live,
     liveError,
+    scale,
+    scaleError,
   };
 
   log(`\n${mainTable(rows)}\n\n${latencyTable(rows)}\n`);
@@ -318,6 +366,7 @@ async function main(): Promise<number> {
     );
   }
   if (live) log(`\n${liveSummary(live).join('\n')}`);
+  if (scale) log(`\n${scaleSummary(scale).join('\n')}`);
   const rawErrors = rows.reduce((sum, row) => sum + row.raw.errors, 0);
   log(`\nerrors: ${errorLine(errors)}; raw SQLite errors ${rawErrors}`);
   for (const line of serverLogLines.slice(0, 10)) log(`server log: ${line}`);
@@ -336,8 +385,38 @@ async function main(): Promise<number> {
     log('wrote BENCHMARKS.md');
   }
   const failed =
-    !cli.ok || totalErrors(errors) + rawErrors > 0 || serverLogLines.length > 0 || verifications.some((v) => !v.ok) || liveError !== null;
+    !cli.ok ||
+    totalErrors(errors) + rawErrors > 0 ||
+    serverLogLines.length > 0 ||
+    verifications.some((v) => !v.ok) ||
+    liveError !== null ||
+    scaleError !== null;
   if (failed) log('\nFAILED: some requests errored or a check failed (see above).');
+  return failed ? 1 : 0;
+}
+
+/** `--scale-only`: the scale part alone, its section printed rather than written (BENCHMARKS.md holds whole runs). */
+async function scaleOnly(options: ScaleOptions, command: string, synchronous: 'NORMAL' | 'FULL', keep: boolean): Promise<number> {
+  log(`Leasehold bench, scale part only (${options.quick ? 'quick' : 'full'}): ${command}; synchronous=${synchronous}`);
+  log('building (npm run build)…');
+  build();
+  const tmp = mkdtempSync(path.join(os.tmpdir(), 'leasehold-bench-'));
+  const memory = new Database(':memory:');
+  const machine = describeMachine((memory.prepare('SELECT sqlite_version() AS v').get() as { v: string }).v, tmp);
+  memory.close();
+  let report: ScaleReport;
+  try {
+    report = await runScale(tmp, synchronous, options, log);
+  } finally {
+    if (keep) log(`kept ${tmp}`);
+    else rmSync(tmp, { recursive: true, force: true });
+  }
+  log(`\n${scaleMarkdown(report, null, machine).join('\n')}\n`);
+  log(scaleSummary(report).join('\n'));
+  for (const line of report.serverLogLines.slice(0, 10)) log(`server log: ${line}`);
+  for (const v of report.verifications) log(`${v.ok ? 'ok  ' : 'FAIL'} ${v.label}: ${v.detail}`);
+  const failed = report.serverLogLines.length > 0 || report.verifications.some((v) => !v.ok);
+  if (failed) log('\nFAILED: a check failed (see above).');
   return failed ? 1 : 0;
 }
 

@@ -32,7 +32,8 @@ const NEXT_CLAIMABLE = (filters: string) => `
   WHERE "status" = 'PENDING' AND ("leaseTokenHash" IS NULL OR "leaseExpiresAt" <= ?) ${filters}
   ORDER BY "createdAt", "batchId", "recordId"
   LIMIT 1`;
-const NEXT_CLAIMABLE_QUERIES = {
+/** Exported for the bench, which shows the EXPLAIN QUERY PLAN of the very statement a claim runs. */
+export const NEXT_CLAIMABLE_QUERIES = {
   any: NEXT_CLAIMABLE(''),
   inBatch: NEXT_CLAIMABLE('AND "batchId" = ?'),
   notAddedBy: NEXT_CLAIMABLE('AND "addedBy" <> ?'),
