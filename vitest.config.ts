@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module';
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 
 const require = createRequire(import.meta.url);
 
@@ -11,6 +11,8 @@ export default defineConfig({
   },
   test: {
     include: ['test/**/*.test.ts'],
+    // The stress and crash run takes minutes and the whole machine: `npm run test:stress` (vitest.stress.config.ts).
+    exclude: [...configDefaults.exclude, 'test/stress/**'],
     pool: 'forks',
     testTimeout: 60_000,
     hookTimeout: 60_000,

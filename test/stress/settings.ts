@@ -1,0 +1,57 @@
+// Sizes of the stress run, read from the environment: CI runs the defaults, a longer local run is one variable away.
+
+export interface StressSettings {
+  /** Items seeded over HTTP before the load starts (addItems, 500 per call). */
+  items: number;
+  /** Concurrent REVIEWER principals, each with its own API key. */
+  reviewers: number;
+  /** Least wall-clock length of the load; it also lasts until every kill is done. */
+  seconds: number;
+  /** SIGKILLs of a server during the load, each followed by a restart in place. */
+  kills: number;
+  /** Server processes on the one database file. */
+  servers: number;
+  /** Items the command-line writer adds during the load (`leasehold import` and `add`). */
+  cliItems: number;
+  /** Seconds to wait after the load before reading the history, so lapsing leases are announced. */
+  settleSeconds: number;
+  /** Seed of the reviewers' random choices (timing is never reproducible; the mix of choices is). */
+  seed: number;
+}
+
+function integer(name: string, fallback: number, min: number): number {
+  const text = process.env[name];
+  if (text === undefined || text === '') return fallback;
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < min) throw new Error(`${name} must be an integer ≥ ${min}, got ${JSON.stringify(text)}`);
+  return value;
+}
+
+export function readSettings(): StressSettings {
+  return {
+    items: integer('STRESS_ITEMS', 10_000, 1),
+    reviewers: integer('STRESS_REVIEWERS', 64, 1),
+    // The shortest lease is 30 s: a shorter load would never see one lapse and be re-claimed.
+    seconds: integer('STRESS_SECONDS', 45, 31),
+    kills: integer('STRESS_KILLS', 20, 0),
+    // Two at least: a kill always leaves a server running, whose expiry announcer keeps working.
+    servers: integer('STRESS_SERVERS', 2, 2),
+    cliItems: integer('STRESS_CLI_ITEMS', 300, 0),
+    settleSeconds: integer('STRESS_SETTLE_SECONDS', 5, 2),
+    seed: integer('STRESS_SEED', Math.floor(Math.random() * 2 ** 31), 0),
+  };
+}
+
+/** mulberry32: a small seeded generator, so a run's choices can be replayed with STRESS_SEED. */
+export function seededRandom(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
