@@ -1,19 +1,34 @@
-// GraphQL Code Generator: typed documents for the operations the tests send.
+// GraphQL Code Generator: typed documents for the operations the tests send and the dashboard sends.
 import type { CodegenConfig } from '@graphql-codegen/cli';
+
+const scalars = { DateTime: 'string', JSONObject: 'Record<string, unknown>' };
 
 const config: CodegenConfig = {
   schema: 'schema.graphql',
-  documents: ['test/**/*.ts', '!test/gql/**'],
   ignoreNoDocuments: true,
   generates: {
     'test/gql/': {
+      documents: ['test/**/*.ts', '!test/gql/**'],
       preset: 'client',
       presetConfig: { fragmentMasking: false },
       config: {
-        scalars: { DateTime: 'string', JSONObject: 'Record<string, unknown>' },
+        scalars,
         enumsAsTypes: true,
         useTypeImports: true,
         emitLegacyCommonJSImports: false,
+      },
+    },
+    // The browser bundle sends query strings: 'string' documents need no graphql-js at run time.
+    'web/dashboard/gql/': {
+      documents: ['web/dashboard/**/*.ts', '!web/dashboard/gql/**'],
+      preset: 'client',
+      presetConfig: { fragmentMasking: false },
+      config: {
+        scalars,
+        enumsAsTypes: true,
+        useTypeImports: true,
+        emitLegacyCommonJSImports: false,
+        documentMode: 'string',
       },
     },
   },

@@ -1,4 +1,4 @@
-// createApp: the HTTP server with GraphQL, GraphiQL, health and readiness, wired once.
+// createApp: the HTTP server with GraphQL, GraphiQL, the dashboard, health and readiness, wired once.
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -8,12 +8,13 @@ import { useDisableIntrospection } from '@graphql-yoga/plugin-disable-introspect
 import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import { type ExecutionArgs, type ExecutionResult, GraphQLError } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
-import { createYoga, type Plugin, useReadinessCheck } from 'graphql-yoga';
+import { createGraphQLError, createYoga, type Plugin, useReadinessCheck } from 'graphql-yoga';
 import { type WebSocket, WebSocketServer } from 'ws';
 import { AuthenticationError, Authenticator } from './auth/authenticator.js';
 import { authentication, mutationAuthorization, mutationRateLimit, unauthenticatedResponse } from './auth/plugins.js';
 import { RateLimiter } from './auth/rate-limit.js';
 import type { Config } from './config.js';
+import { dashboard } from './dashboard.js';
 import type { Database } from './db/client.js';
 import type { Principal } from './domain/access.js';
 import type { Clock, Timer } from './domain/clock.js';
@@ -114,6 +115,55 @@ function bodyLimit(maxBytes: number): Plugin {
         refuse(411, 'LENGTH_REQUIRED', 'Send a Content-Length header with the request body.');
       } else if (!/^\d+$/.test(declared) || Number(declared) > maxBytes) {
         refuse(413, 'PAYLOAD_TOO_LARGE', `The request body must be at most ${maxBytes} bytes.`);
+      }
+    },
+  };
+}
+
+/** The longest GraphQL document accepted: far above any real one, and it bounds the parse cache (1,024 entries). */
+export const MAX_DOCUMENT_CHARS = 64 * 1024;
+
+function isJsonObjectText(text: string): boolean {
+  try {
+    const value: unknown = JSON.parse(text);
+    return value !== null && typeof value === 'object' && !Array.isArray(value);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The request's shape, before Yoga reads it: GET parameters `variables` and `extensions` must be JSON
+ * objects (Yoga would throw an unexpected SyntaxError), and the document must not be longer than
+ * MAX_DOCUMENT_CHARS (a single huge string literal is one token, so the token limit does not bound it).
+ */
+function requestShape(): Plugin {
+  const refusal = (message: string, status: number, code: string) =>
+    createGraphQLError(message, { extensions: { code, http: { status } } });
+  return {
+    onRequest({ request, url, endResponse, fetchAPI }) {
+      if (request.method !== 'GET' || url.pathname !== '/graphql') return;
+      for (const name of ['variables', 'extensions']) {
+        const text = url.searchParams.get(name);
+        if (text !== null && !isJsonObjectText(text)) {
+          endResponse(
+            new fetchAPI.Response(
+              JSON.stringify({
+                errors: [{ message: `The ${name} parameter must be a JSON object.`, extensions: { code: 'BAD_REQUEST' } }],
+              }),
+              {
+                status: 400,
+                headers: { 'content-type': 'application/json; charset=utf-8' },
+              },
+            ),
+          );
+          return;
+        }
+      }
+    },
+    onParams({ params }) {
+      if (typeof params.query === 'string' && params.query.length > MAX_DOCUMENT_CHARS) {
+        throw refusal(`The GraphQL document must be at most ${MAX_DOCUMENT_CHARS} characters.`, 413, 'PAYLOAD_TOO_LARGE');
       }
     },
   };
@@ -264,9 +314,11 @@ export function createApp(options: AppOptions): App {
       warn: (...args) => logger.warn({ args }, 'yoga'),
       // A client's mistake Yoga refuses itself (e.g. a missing CSRF header, 4xx) is not a server error.
       error: (...args) => {
+        // Yoga's and graphql-armor's own refusals (syntax, limits) are GraphQLErrors with no cause behind them.
         const refusal = args.find(
           (arg): arg is GraphQLError =>
-            arg instanceof GraphQLError && ((arg.extensions.http as { status?: number } | undefined)?.status ?? 500) < 500,
+            arg instanceof GraphQLError &&
+            ((arg.extensions.http as { status?: number } | undefined)?.status ?? (arg.originalError == null ? 400 : 500)) < 500,
         );
         if (refusal) {
           // Yoga reports such an error from more than one place; one line per refusal is enough.
@@ -308,8 +360,10 @@ export function createApp(options: AppOptions): App {
     },
     plugins: [
       requestIds(logger, ids),
+      dashboard(logger),
       authentication({ authenticator, principals, logger, protectedPaths: new Set(['/graphql']), graphiql: config.graphiql }),
       bodyLimit(config.maxBodyBytes),
+      requestShape(),
       useCSRFPrevention({ requestHeaders: ['x-graphql-yoga-csrf'] }),
       queryLimits(),
       ...(config.introspection === false ? [useDisableIntrospection()] : []),
@@ -334,7 +388,8 @@ export function createApp(options: AppOptions): App {
   const server = createServer(yoga);
 
   // graphql-ws on the same port and path, through Yoga's envelop so every plugin applies to it too.
-  const sockets = new WebSocketServer({ server, path: '/graphql' });
+  // A WebSocket message is held to the same size as an HTTP body.
+  const sockets = new WebSocketServer({ server, path: '/graphql', maxPayload: config.maxBodyBytes });
   const scopes = new WeakMap<WebSocket, Connection>();
   const refuse = (socket: WebSocket, code: number, reason: string) => socket.close(code, closeReason(reason));
   const wsServer = useServer(
@@ -364,6 +419,13 @@ export function createApp(options: AppOptions): App {
         return true;
       },
       onSubscribe: async (ctx, _id, params) => {
+        if (params.query.length > MAX_DOCUMENT_CHARS) {
+          return [
+            new GraphQLError(`The GraphQL document must be at most ${MAX_DOCUMENT_CHARS} characters.`, {
+              extensions: { code: 'PAYLOAD_TOO_LARGE' },
+            }),
+          ];
+        }
         const connection = scopes.get(ctx.extra.socket);
         if (!connection || !(await authenticator.stillValid(connection.principal))) {
           refuse(ctx.extra.socket, CLOSE_UNAUTHORIZED, 'Unauthorized: the credential is no longer valid.');

@@ -60,7 +60,25 @@ export interface NewProposal {
   deadline?: Date | null;
 }
 
+/** How deep a JSON value may nest: far beyond real data, and well short of the stack JSON.stringify needs. */
+const MAX_JSON_DEPTH = 64;
+
+/** Whether `value` nests deeper than `max` (iterative, so any depth can be measured). */
+function nestsDeeperThan(value: unknown, max: number): boolean {
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length > 0) {
+    const [current, depth] = stack.pop() as [unknown, number];
+    if (current === null || typeof current !== 'object') continue;
+    if (depth >= max) return true;
+    for (const child of Object.values(current)) stack.push([child, depth + 1]);
+  }
+  return false;
+}
+
 function jsonText(value: unknown, field: string, mustBeObject = false): string {
+  if (nestsDeeperThan(value, MAX_JSON_DEPTH)) {
+    throw new DomainError('INVALID_JSON', `${field} must not nest deeper than ${MAX_JSON_DEPTH} levels.`, field);
+  }
   if (mustBeObject && (value === null || typeof value !== 'object' || Array.isArray(value))) {
     throw new DomainError('INVALID_JSON', `${field} must be a JSON object.`, field);
   }

@@ -1,0 +1,78 @@
+// GET /dashboard: the live dashboard page and its two assets, built by scripts/build-dashboard.ts into dist/web/dashboard/.
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Plugin } from 'graphql-yoga';
+import type { Logger } from './logger.js';
+
+/** The same directory whether this module runs from src/ (tsx) or from dist/ (compiled): both sit in the project root. */
+export const DASHBOARD_DIRECTORY = fileURLToPath(new URL('../dist/web/dashboard/', import.meta.url));
+
+const FILES = new Map<string, { file: string; type: string }>([
+  ['/dashboard', { file: 'index.html', type: 'text/html; charset=utf-8' }],
+  ['/dashboard/assets/dashboard.js', { file: 'dashboard.js', type: 'text/javascript; charset=utf-8' }],
+  ['/dashboard/assets/dashboard.css', { file: 'dashboard.css', type: 'text/css; charset=utf-8' }],
+]);
+
+/**
+ * Nothing inline and nothing from elsewhere: the page loads its own script and stylesheet, and talks only to
+ * this origin (HTTP and WebSocket; CSP Level 3 'self' covers ws:/wss: on the same host).
+ */
+const CONTENT_SECURITY_POLICY = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "connect-src 'self'",
+  "img-src 'self' data:",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+const SECURITY_HEADERS = {
+  'content-security-policy': CONTENT_SECURITY_POLICY,
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+  // Small files, rebuilt by `npm run build`: always revalidate rather than serve a stale bundle.
+  'cache-control': 'no-cache',
+};
+
+/**
+ * Serves the dashboard without a credential, like GraphiQL's page: it holds no data, and every API call
+ * it makes carries the key the user enters.
+ */
+export function dashboard(logger: Logger, directory = DASHBOARD_DIRECTORY): Plugin {
+  return {
+    async onRequest({ request, url, endResponse, fetchAPI }) {
+      if (url.pathname === '/dashboard/') {
+        // Asset paths are relative to /dashboard, so the trailing-slash form would break them.
+        endResponse(new fetchAPI.Response(null, { status: 308, headers: { location: `/dashboard${url.search}` } }));
+        return;
+      }
+      const entry = FILES.get(url.pathname);
+      if (!entry) return;
+      if (request.method !== 'GET' && request.method !== 'HEAD') {
+        endResponse(new fetchAPI.Response(null, { status: 405, headers: { allow: 'GET, HEAD' } }));
+        return;
+      }
+      let body: Buffer;
+      try {
+        body = await readFile(path.join(directory, entry.file));
+      } catch (error) {
+        logger.error({ err: error, directory }, 'the dashboard is not built');
+        endResponse(
+          new fetchAPI.Response('The dashboard is not built: run `npm run build`.\n', {
+            status: 503,
+            headers: { 'content-type': 'text/plain; charset=utf-8' },
+          }),
+        );
+        return;
+      }
+      endResponse(
+        new fetchAPI.Response(request.method === 'HEAD' ? null : new Uint8Array(body), {
+          headers: { 'content-type': entry.type, 'content-length': String(body.length), ...SECURITY_HEADERS },
+        }),
+      );
+    },
+  };
+}

@@ -1,0 +1,296 @@
+/* eslint-disable */
+/** Internal type. DO NOT USE DIRECTLY. */
+type Exact<T extends { [key: string]: unknown }> = { [K in keyof T]: T[K] };
+/** Internal type. DO NOT USE DIRECTLY. */
+export type Incremental<T> = T | { [P in keyof T]?: P extends ' $fragmentName' | '__typename' ? T[P] : never };
+import type { DocumentTypeDecoration } from '@graphql-typed-document-node/core';
+/** The lease situation of an item, computed from the server clock. */
+export type ClaimState =
+  /** Pending and held under an unexpired lease. */
+  | 'ACTIVE'
+  /** Pending; the last lease lapsed, so anyone may claim it. */
+  | 'EXPIRED'
+  /** Already decided; leases no longer apply. */
+  | 'NOT_APPLICABLE'
+  /** Pending and nobody holds a lease. */
+  | 'UNCLAIMED';
+
+/** What kind of change an event records. */
+export type EventType =
+  /** An administrator (or the first start of a new database) made an API key; details name it, never the key. */
+  | 'API_KEY_CREATED'
+  /** An administrator revoked an API key; connections it opened are closed. */
+  | 'API_KEY_REVOKED'
+  /** A category became available for new items. */
+  | 'CATEGORY_ADDED'
+  /** A category stopped being available for new items; old items keep it. */
+  | 'CATEGORY_RETIRED'
+  /** The executor checked the fingerprint and started an attempt. */
+  | 'EXECUTION_ATTEMPT_STARTED'
+  /** An executor took an approved proposal under an execution lease, with its operation id. */
+  | 'EXECUTION_CLAIMED'
+  /** The remote system refused the action without effect. */
+  | 'EXECUTION_FAILED'
+  /** The effect may or may not have happened (failure after sending, lost response, or the execution lease lapsed). */
+  | 'EXECUTION_OUTCOME_UNKNOWN'
+  /** The attempt failed before anything was sent: back to APPROVED (or EXPIRED if no longer valid). */
+  | 'EXECUTION_RETURNED'
+  /** The executor reported that the effect took place. */
+  | 'EXECUTION_SUCCEEDED'
+  /** A review item entered the queue. */
+  | 'ITEM_ADDED'
+  /** The holder recorded a decision; the lease ended with it. */
+  | 'ITEM_DECIDED'
+  /** A reviewer took a lease on an item (possibly replacing a lapsed lease). */
+  | 'LEASE_CLAIMED'
+  /** A lease lapsed without renewal; recorded once per lease, when it happens or at the latest when the item is claimed again. */
+  | 'LEASE_EXPIRED'
+  /** The holder gave the item back without a decision (or their connection closed, for a connection-bound lease). */
+  | 'LEASE_RELEASED'
+  /** The holder reset the lease's expiry to now + leaseSeconds. */
+  | 'LEASE_RENEWED'
+  /** An executor recorded that the action was carried out by hand. */
+  | 'MANUAL_EXECUTION_RECORDED'
+  /** An authenticated principal attempted a change and was refused (missing role, not the holder, self-review, or a broken rule); details say which operation and why. */
+  | 'OPERATION_REFUSED'
+  /** One reviewer approved the revision; more may be required by the risk level’s policy. */
+  | 'PROPOSAL_APPROVAL_RECORDED'
+  /** Enough distinct reviewers approved: the proposal may be executed until the approval expires. */
+  | 'PROPOSAL_APPROVED'
+  /** The proposer or an admin withdrew the proposal; approvals are void. */
+  | 'PROPOSAL_CANCELLED'
+  /** A reviewer asked for a new revision, with a reason. */
+  | 'PROPOSAL_CHANGES_REQUESTED'
+  /** The deadline or the approval’s validity passed before execution; approvals are void. */
+  | 'PROPOSAL_EXPIRED'
+  /** A reviewer took the review lease on a proposal. */
+  | 'PROPOSAL_LEASE_CLAIMED'
+  /** A proposal’s review lease lapsed (recorded once). */
+  | 'PROPOSAL_LEASE_EXPIRED'
+  /** The holder gave a proposal back undecided. */
+  | 'PROPOSAL_LEASE_RELEASED'
+  /** The holder of a proposal’s review or execution lease renewed it. */
+  | 'PROPOSAL_LEASE_RENEWED'
+  /** An admin settled an unknown outcome: executed (with evidence) or not executed. */
+  | 'PROPOSAL_RECONCILED'
+  /** A reviewer rejected the proposal, with a reason. */
+  | 'PROPOSAL_REJECTED'
+  /** The target’s fingerprint changed; approvals are void and nothing runs. */
+  | 'PROPOSAL_STALE'
+  /** A proposer submitted an action proposal (or a new revision of one). */
+  | 'PROPOSAL_SUBMITTED'
+  /** A proposer or integration reported a target’s current fingerprint. */
+  | 'TARGET_STATE_REPORTED';
+
+/** Narrows an item list. All given conditions must hold. */
+export type ItemFilter = {
+  /** Only items of this batch. */
+  batchId?: string | null | undefined;
+  /** Only items in this claim state (server clock). */
+  claimState?: ClaimState | null | undefined;
+  /** Only items created at or after this instant. */
+  createdAfter?: string | null | undefined;
+  /** Only items created before this instant. */
+  createdBefore?: string | null | undefined;
+  /** Only items this reviewer holds under an unexpired lease. */
+  holder?: string | null | undefined;
+  /** Only items with this status. */
+  status?: ItemStatus | null | undefined;
+};
+
+/** What an item asks the reviewer to decide. */
+export type ItemKind =
+  /** Whether a machine-proposed category for a record is right (seed A’s review items). */
+  | 'CLASSIFICATION';
+
+/** Where an item is in its review. */
+export type ItemStatus =
+  /** The reviewer kept the proposed category. */
+  | 'ACCEPTED'
+  /** The reviewer chose a different allowed category. */
+  | 'CORRECTED'
+  /** Waiting for a decision (claimable unless an active lease holds it). */
+  | 'PENDING'
+  /** The reviewer rejected the proposal; there is no final category. */
+  | 'REJECTED';
+
+/** Narrows a queue event stream. All given conditions must hold. */
+export type QueueEventFilter = {
+  /** Only events of items in this batch. */
+  batchId?: string | null | undefined;
+  /** Only events of items of these kinds (category events have no item). */
+  kinds?: Array<ItemKind> | null | undefined;
+  /** Only events of these types. */
+  types?: Array<EventType> | null | undefined;
+};
+
+/** What a principal may do. A principal may hold several. */
+export type Role =
+  /** Administers categories and API keys. Does not by itself propose, review or execute. */
+  | 'ADMIN'
+  /** Carries out approved action proposals (or records that they were carried out by hand). */
+  | 'EXECUTOR'
+  /** Puts proposals in the queue (an AI classifier, an agent). */
+  | 'PROPOSER'
+  /** Claims items under a lease and decides them; never an item it proposed. */
+  | 'REVIEWER'
+  /** Reads the queue, its history and its live streams. */
+  | 'VIEWER';
+
+export type DashboardViewerQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type DashboardViewerQuery = { serverTime: string, viewer: { name: string, roles: Array<Role> } };
+
+export type DashboardLatestEventQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type DashboardLatestEventQuery = { serverTime: string, events: { edges: Array<{ node: { sequence: number } }> } };
+
+export type DashboardItemsQueryVariables = Exact<{
+  filter?: ItemFilter | null | undefined;
+  first?: number | null | undefined;
+}>;
+
+
+export type DashboardItemsQuery = { serverTime: string, items: { edges: Array<{ node: { id: string, batchId: string, recordId: string, proposedCategory: string, status: ItemStatus, claimState: ClaimState, claimedBy: string | null, leaseExpiresAt: string | null, finalCategory: string | null, reviewedBy: string | null } }>, pageInfo: { hasNextPage: boolean } } };
+
+export type DashboardChartHistoryQueryVariables = Exact<{
+  before?: string | null | undefined;
+}>;
+
+
+export type DashboardChartHistoryQuery = { serverTime: string, events: { edges: Array<{ node: { sequence: number, type: EventType, occurredAt: string } }>, pageInfo: { hasPreviousPage: boolean, startCursor: string | null } } };
+
+export type DashboardStatsSubscriptionVariables = Exact<{ [key: string]: never; }>;
+
+
+export type DashboardStatsSubscription = { queueStats: { pending: number, unclaimed: number, activeLeases: number, expiredLeases: number, accepted: number, corrected: number, rejected: number, oldestPendingCreatedAt: string | null, sequence: number, serverNow: string } };
+
+export type DashboardEventsSubscriptionVariables = Exact<{
+  after?: number | null | undefined;
+  filter?: QueueEventFilter | null | undefined;
+}>;
+
+
+export type DashboardEventsSubscription = { queueEvents: { sequence: number, type: EventType, occurredAt: string, actor: string, serverNow: string, toStatus: ItemStatus | null, leaseExpiresAt: string | null, item: { batchId: string, recordId: string } | null } };
+
+export class TypedDocumentString<TResult, TVariables>
+  extends String
+  implements DocumentTypeDecoration<TResult, TVariables>
+{
+  __apiType?: NonNullable<DocumentTypeDecoration<TResult, TVariables>['__apiType']>;
+  private value: string;
+  public __meta__?: Record<string, any> | undefined;
+
+  constructor(value: string, __meta__?: Record<string, any> | undefined) {
+    super(value);
+    this.value = value;
+    this.__meta__ = __meta__;
+  }
+
+  override toString(): string & DocumentTypeDecoration<TResult, TVariables> {
+    return this.value;
+  }
+}
+
+export const DashboardViewerDocument = new TypedDocumentString(`
+    query DashboardViewer {
+  serverTime
+  viewer {
+    name
+    roles
+  }
+}
+    `) as unknown as TypedDocumentString<DashboardViewerQuery, DashboardViewerQueryVariables>;
+export const DashboardLatestEventDocument = new TypedDocumentString(`
+    query DashboardLatestEvent {
+  serverTime
+  events(last: 1) {
+    edges {
+      node {
+        sequence
+      }
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<DashboardLatestEventQuery, DashboardLatestEventQueryVariables>;
+export const DashboardItemsDocument = new TypedDocumentString(`
+    query DashboardItems($filter: ItemFilter, $first: Int) {
+  serverTime
+  items(filter: $filter, first: $first) {
+    edges {
+      node {
+        id
+        batchId
+        recordId
+        proposedCategory
+        status
+        claimState
+        claimedBy
+        leaseExpiresAt
+        finalCategory
+        reviewedBy
+      }
+    }
+    pageInfo {
+      hasNextPage
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<DashboardItemsQuery, DashboardItemsQueryVariables>;
+export const DashboardChartHistoryDocument = new TypedDocumentString(`
+    query DashboardChartHistory($before: String) {
+  serverTime
+  events(
+    last: 100
+    before: $before
+    filter: {types: [ITEM_DECIDED, LEASE_EXPIRED]}
+  ) {
+    edges {
+      node {
+        sequence
+        type
+        occurredAt
+      }
+    }
+    pageInfo {
+      hasPreviousPage
+      startCursor
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<DashboardChartHistoryQuery, DashboardChartHistoryQueryVariables>;
+export const DashboardStatsDocument = new TypedDocumentString(`
+    subscription DashboardStats {
+  queueStats {
+    pending
+    unclaimed
+    activeLeases
+    expiredLeases
+    accepted
+    corrected
+    rejected
+    oldestPendingCreatedAt
+    sequence
+    serverNow
+  }
+}
+    `) as unknown as TypedDocumentString<DashboardStatsSubscription, DashboardStatsSubscriptionVariables>;
+export const DashboardEventsDocument = new TypedDocumentString(`
+    subscription DashboardEvents($after: Int, $filter: QueueEventFilter) {
+  queueEvents(after: $after, filter: $filter) {
+    sequence
+    type
+    occurredAt
+    actor
+    serverNow
+    toStatus
+    leaseExpiresAt
+    item {
+      batchId
+      recordId
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<DashboardEventsSubscription, DashboardEventsSubscriptionVariables>;
