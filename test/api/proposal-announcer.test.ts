@@ -18,31 +18,10 @@ import {
   startExecutionAttempt,
   submitProposal,
 } from '../../src/services/proposals.js';
+import { EXECUTOR, MINUTE, PROPOSER, proposalInput, REVIEWER } from '../support/proposals.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
-const PROPOSER: Actor = { name: 'pricing-bot', authenticated: true };
-const REVIEWER: Actor = { name: 'tanaka', authenticated: true };
 const OTHER_REVIEWER: Actor = { name: 'okafor', authenticated: true };
-const EXECUTOR: Actor = { name: 'worker-1', authenticated: true };
-const MINUTE = 60_000;
-
-function proposalInput(recordId: string, extra: Partial<NewProposal> = {}): NewProposal {
-  return {
-    batchId: 'prices',
-    recordId,
-    action: 'set_price',
-    parameters: { sku: recordId, price: 1299 },
-    reason: 'Competitor lowered the price.',
-    targetSystem: 'shop',
-    targetId: recordId,
-    currentValue: 1499,
-    proposedValue: 1299,
-    dataSource: 'crawler',
-    riskLevel: 'LOW',
-    fingerprint: `v1-${recordId}`,
-    ...extra,
-  };
-}
 
 describe('proposal deadlines, announced when they pass', () => {
   let server: TestServer;

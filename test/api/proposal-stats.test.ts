@@ -3,7 +3,6 @@
 // state, pending proposals on each side of each age boundary, and decisions with known waits.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Proposal } from '../../src/db/client.js';
-import type { Actor } from '../../src/services/context.js';
 import { type ProposalStats, proposalStats } from '../../src/services/proposal-stats.js';
 import {
   cancelProposal,
@@ -18,31 +17,10 @@ import {
   startExecutionAttempt,
   submitProposal,
 } from '../../src/services/proposals.js';
+import { EXECUTOR, MINUTE, PROPOSER, proposalInput, REVIEWER } from '../support/proposals.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
-const PROPOSER: Actor = { name: 'pricing-bot', authenticated: true };
-const REVIEWER: Actor = { name: 'tanaka', authenticated: true };
-const EXECUTOR: Actor = { name: 'worker-1', authenticated: true };
-const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
-
-function proposalInput(recordId: string, extra: Partial<NewProposal> = {}): NewProposal {
-  return {
-    batchId: 'prices',
-    recordId,
-    action: 'set_price',
-    parameters: { sku: recordId, price: 1299 },
-    reason: 'Competitor lowered the price.',
-    targetSystem: 'shop',
-    targetId: recordId,
-    currentValue: 1499,
-    proposedValue: 1299,
-    dataSource: 'crawler',
-    riskLevel: 'LOW',
-    fingerprint: `v1-${recordId}`,
-    ...extra,
-  };
-}
 
 const SAMPLE = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{.*\})?\s+(\S+)$/;
 
