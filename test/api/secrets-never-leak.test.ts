@@ -2,7 +2,7 @@
 // made, used, refused, revoked. The server logs at debug level here, its most talkative.
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { postGraphQL, startTestServer, type TestServer } from '../support/server.js';
+import { hs256, postGraphQL, startTestServer, type TestServer } from '../support/server.js';
 import { connectWs } from '../support/ws.js';
 
 const SECRET = 'a-log-test-secret-long-enough-0123456789abcd';
@@ -12,15 +12,7 @@ describe('secrets in logs and events', () => {
   beforeAll(async () => {
     server = await startTestServer({
       config: {
-        jwt: {
-          algorithm: 'HS256',
-          key: SECRET,
-          issuer: null,
-          audience: null,
-          nameClaim: 'sub',
-          rolesClaim: 'roles',
-          clockToleranceSeconds: 0,
-        },
+        jwt: hs256(SECRET),
       },
     });
   });

@@ -4,7 +4,7 @@ import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/db/client.js';
 import { revokeApiKey } from '../../src/services/api-keys.js';
-import { postGraphQL, startTestServer, type TestServer } from '../support/server.js';
+import { hs256, postGraphQL, startTestServer, type TestServer } from '../support/server.js';
 import { connectWs, waitFor } from '../support/ws.js';
 
 const SECRET = 'a-websocket-test-secret-long-enough-0123456789';
@@ -25,15 +25,7 @@ describe('WebSocket authentication', () => {
   beforeAll(async () => {
     server = await startTestServer({
       config: {
-        jwt: {
-          algorithm: 'HS256',
-          key: SECRET,
-          issuer: null,
-          audience: null,
-          nameClaim: 'sub',
-          rolesClaim: 'roles',
-          clockToleranceSeconds: 0,
-        },
+        jwt: hs256(SECRET),
       },
     });
   });

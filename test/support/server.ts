@@ -123,3 +123,8 @@ export async function startTestServer(
     },
   };
 }
+
+/** JWT settings for a test server: HS256 with `secret`, names from `sub`, roles from `roles`, no leeway. */
+export function hs256(secret: string): NonNullable<AppOptions['config']['jwt']> {
+  return { algorithm: 'HS256', key: secret, issuer: null, audience: null, nameClaim: 'sub', rolesClaim: 'roles', clockToleranceSeconds: 0 };
+}
