@@ -378,8 +378,14 @@ export function createApp(options: AppOptions): App {
         endpoint: '/ready',
         check: async () => {
           if (stopping) return false;
-          await db.read.$queryRawUnsafe('SELECT 1');
-          return true;
+          try {
+            await db.read.$queryRawUnsafe('SELECT 1');
+            return true;
+          } catch (error) {
+            // The answer is a bare 503: the reason (hosts, users) belongs in the log, not the response.
+            logger.warn({ err: error }, 'not ready: the database did not answer');
+            return false;
+          }
         },
       }),
     ],
@@ -498,8 +504,8 @@ export function createApp(options: AppOptions): App {
     async start() {
       // A JWT public key that does not parse is a configuration error: fail here, not on the first request.
       await authenticator.ready();
+      await live.start();
       return new Promise((resolve, reject) => {
-        live.start();
         server.once('error', reject);
         server.listen(config.port, config.host, () => {
           server.off('error', reject);
@@ -521,7 +527,7 @@ export function createApp(options: AppOptions): App {
       await closed;
       clearTimeout(timer);
       await yoga.dispose();
-      live.stop();
+      await live.stop();
       await db.close();
     },
   };

@@ -11,6 +11,7 @@ const schema = z.object({
   HOST: z.string().min(1).default('127.0.0.1'),
   PORT: z.coerce.number().int().min(0).max(65535).default(4000),
   DATABASE_URL: z.string().min(1).default(DEFAULT_DATABASE_URL),
+  DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
   LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
   SQLITE_BUSY_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
   SQLITE_SYNCHRONOUS: z.enum(['NORMAL', 'FULL']).default('NORMAL'),
@@ -73,8 +74,10 @@ function approvalPolicies(text: string | undefined): Policies {
 export interface Config {
   host: string;
   port: number;
-  /** Absolute path of the SQLite file. */
-  databaseFile: string;
+  /** Where the data lives: a SQLite file, or a PostgreSQL database. */
+  database: DatabaseLocation;
+  /** PostgreSQL only: reader connections per process (besides one writer and one LISTEN connection). */
+  databasePoolSize: number;
   logLevel: (typeof LOG_LEVELS)[number];
   busyTimeoutMs: number;
   synchronous: 'NORMAL' | 'FULL';
@@ -140,6 +143,42 @@ function jwtConfig(values: z.infer<typeof schema>): JwtConfig | null {
 
 export class ConfigError extends Error {}
 
+export type DatabaseLocation = { dialect: 'sqlite'; file: string } | { dialect: 'postgresql'; url: string };
+
+const POSTGRES_URL = /^postgres(ql)?:\/\//i;
+
+/** `postgresql://…` or `postgres://…` → PostgreSQL; anything else names a SQLite file. */
+export function databaseLocation(url: string, cwd = process.cwd()): DatabaseLocation {
+  if (POSTGRES_URL.test(url)) {
+    try {
+      new URL(url);
+    } catch {
+      throw new ConfigError('DATABASE_URL is not a valid PostgreSQL URL (postgresql://user:password@host:5432/database).');
+    }
+    return { dialect: 'postgresql', url };
+  }
+  return { dialect: 'sqlite', file: databaseFileFromUrl(url, cwd) };
+}
+
+/** The URL with its password replaced, for logs and messages (passwords are never logged). */
+export function redactDatabaseUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = '***';
+    for (const key of [...parsed.searchParams.keys()]) {
+      if (/pass|secret|key/i.test(key)) parsed.searchParams.set(key, '***');
+    }
+    return parsed.toString();
+  } catch {
+    return '(unparseable URL)';
+  }
+}
+
+/** How to name the database in logs and messages. */
+export function describeDatabase(location: DatabaseLocation): string {
+  return location.dialect === 'sqlite' ? location.file : redactDatabaseUrl(location.url);
+}
+
 /** `file:relative/or/absolute.db` (or a bare path) → absolute file path. */
 export function databaseFileFromUrl(url: string, cwd = process.cwd()): string {
   const withoutScheme = url.startsWith('file:') ? url.slice('file:'.length) : url;
@@ -160,7 +199,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   return {
     host: values.HOST,
     port: values.PORT,
-    databaseFile: databaseFileFromUrl(values.DATABASE_URL),
+    database: databaseLocation(values.DATABASE_URL),
+    databasePoolSize: values.DATABASE_POOL_SIZE,
     logLevel: values.LOG_LEVEL,
     busyTimeoutMs: values.SQLITE_BUSY_TIMEOUT_MS,
     synchronous: values.SQLITE_SYNCHRONOUS,

@@ -1,13 +1,18 @@
 // What a new database's first start prints: the ADMIN key it made, once, on the terminal. Shared by
 // `npm start` (src/main.ts) and `leasehold serve`, which runs the same start-up.
 import path from 'node:path';
-import { DEFAULT_DATABASE_URL, databaseFileFromUrl } from './config.js';
+import { type DatabaseLocation, DEFAULT_DATABASE_URL, databaseFileFromUrl } from './config.js';
 
 /** Shown once, on the terminal only (never through the logger), when a new database gets its first key. */
-export function firstRunBanner(key: string, url: string, databaseFile: string): string {
-  // The command line finds the default database by itself; any other file has to be named.
-  const db =
-    path.resolve(databaseFileFromUrl(DEFAULT_DATABASE_URL)) === path.resolve(databaseFile) ? '' : ` --db ${JSON.stringify(databaseFile)}`;
+export function firstRunBanner(key: string, url: string, database: DatabaseLocation): string {
+  // The command line finds the default database by itself; any other file has to be named. It works
+  // on SQLite files only: on PostgreSQL, keys are made through the API.
+  const cli =
+    database.dialect === 'postgresql'
+      ? null
+      : path.resolve(databaseFileFromUrl(DEFAULT_DATABASE_URL)) === path.resolve(database.file)
+        ? ''
+        : ` --db ${JSON.stringify(database.file)}`;
   return [
     '',
     'Leasehold: this database had no API keys, so an ADMIN key was made. It is shown only this once:',
@@ -18,8 +23,12 @@ export function firstRunBanner(key: string, url: string, databaseFile: string): 
     '',
     `    { "Authorization": "Bearer ${key}" }`,
     '',
-    'Then make keys for reviewers and apps with the createApiKey mutation, or',
-    `\`npx leasehold keys create${db} --name tanaka --role REVIEWER\`. See the README.`,
+    ...(cli === null
+      ? ['Then make keys for reviewers and apps with the createApiKey mutation. See the README.']
+      : [
+          'Then make keys for reviewers and apps with the createApiKey mutation, or',
+          `\`npx leasehold keys create${cli} --name tanaka --role REVIEWER\`. See the README.`,
+        ]),
     '',
     '',
   ].join('\n');

@@ -1,7 +1,7 @@
 // Start-up: configuration, database, server, and a graceful stop on SIGINT/SIGTERM.
 import { pino } from 'pino';
 import { createApp } from './app.js';
-import { ConfigError, loadConfig } from './config.js';
+import { ConfigError, describeDatabase, loadConfig } from './config.js';
 import { openDatabase } from './db/client.js';
 import { systemClock } from './domain/clock.js';
 import { firstRunBanner } from './first-run.js';
@@ -18,17 +18,18 @@ async function main(): Promise<void> {
     stdout.end();
   };
   const db = await openDatabase({
-    file: config.databaseFile,
+    location: config.database,
+    poolSize: config.databasePoolSize,
     busyTimeoutMs: config.busyTimeoutMs,
     synchronous: config.synchronous,
   });
   const firstKey = config.bootstrapAdminKey ? await bootstrapAdminKey({ db, clock: systemClock }) : null;
   const app = createApp({ db, clock: systemClock, config, logger });
   const url = await app.start();
-  logger.info({ url: `${url}/graphql`, database: config.databaseFile }, `Leasehold is listening; GraphiQL at ${url}/graphql`);
+  logger.info({ url: `${url}/graphql`, database: describeDatabase(config.database) }, `Leasehold is listening; GraphiQL at ${url}/graphql`);
   if (firstKey) {
     logger.info({ keyId: firstKey.record.id, prefix: firstKey.record.prefix }, 'made the first ADMIN API key (printed on stderr)');
-    process.stderr.write(firstRunBanner(firstKey.key, url, config.databaseFile));
+    process.stderr.write(firstRunBanner(firstKey.key, url, config.database));
   }
 
   let stopping = false;

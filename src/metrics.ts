@@ -147,7 +147,7 @@ export class Metrics {
   /** The exposition text, with the queue gauges read now. */
   async render(): Promise<string> {
     const now = this.sources.clock.now();
-    const stats = this.sources.live.tail.queueStats(now);
+    const stats = await this.sources.live.tail.queueStats(now);
     for (const status of STATUSES) this.items.set({ status }, stats[status.toLowerCase() as Lowercase<typeof status>]);
     this.activeLeases.set(stats.active);
     this.expiredLeases.set(stats.expired);

@@ -1,6 +1,6 @@
 // `leasehold stats DB`: the queue's counts as one JSON line, read-only (the same query as the
 // server's queueStats subscription and /metrics gauges).
-import { EventTail } from '../db/event-tail.js';
+import { SqliteEventTail } from '../db/event-tail.js';
 import { systemClock } from '../domain/clock.js';
 import type { Namespace } from './argparse.js';
 import { checkExisting } from './database.js';
@@ -9,10 +9,10 @@ import { pythonPath } from './python.js';
 export async function stats(args: Namespace): Promise<Record<string, unknown>> {
   const database = pythonPath(args.db as string);
   checkExisting(database);
-  const tail = new EventTail(database);
+  const tail = new SqliteEventTail(database);
   try {
     const now = systemClock.now();
-    const counts = tail.queueStats(now);
+    const counts = await tail.queueStats(now);
     const oldest = counts.oldestPendingCreatedAt;
     return {
       database,
@@ -29,6 +29,6 @@ export async function stats(args: Namespace): Promise<Record<string, unknown>> {
       at: Math.floor(now.getTime() / 1000),
     };
   } finally {
-    tail.close();
+    await tail.close();
   }
 }

@@ -1,11 +1,16 @@
-// The only module that opens Prisma clients. One writer connection, used solely through
-// interactive transactions that take SQLite's write lock first; one read-only
-// connection for everything else, which can only ever see committed data.
+// The only module that opens Prisma clients, for SQLite or PostgreSQL. One writer connection,
+// used solely through interactive transactions that take the database's write lock first; read-only
+// connections for everything else, which can only ever see committed data.
+
+import type { DatabaseLocation } from '../config.js';
 import { type Prisma, PrismaClient } from '../generated/prisma/client.js';
-import { GroupCommit } from './group-commit.js';
+import { type EventTail, SqliteEventTail } from './event-tail.js';
+import { type BatchRunner, GroupCommit } from './group-commit.js';
 import { migrateDatabase } from './migrate.js';
+import { migratePostgres } from './migrate-postgres.js';
+import { PostgresEventTail } from './postgres-tail.js';
 import { sqliteAdapter } from './sqlite-adapter.js';
-import { type TxSql, WriterStatements } from './tx-sql.js';
+import { numberPlaceholders, PostgresTxSql, type SqlValue, sqliteValue, type TxSql, WriterStatements } from './tx-sql.js';
 
 export type { ApiKey, Category, Event, ExecutionAttempt, Item, Proposal, ProposalApproval } from '../generated/prisma/client.js';
 export type {
@@ -18,29 +23,46 @@ export type { TxSql } from './tx-sql.js';
 
 /** The client a write transaction gets. Never escapes the transaction callback. */
 export type WriteTx = Prisma.TransactionClient;
-/** Read-only access; it cannot write (SQLite opens the file read-only). */
+/** Read-only access; it cannot write (SQLite opens the file read-only; PostgreSQL sessions are read-only). */
 export type Reader = Omit<PrismaClient, '$transaction' | '$connect' | '$disconnect' | '$extends'>;
 
+export type { DatabaseLocation } from '../config.js';
+
+export type Dialect = DatabaseLocation['dialect'];
+
 export interface DatabaseOptions {
-  file: string;
+  /** A SQLite file (kept for callers that only ever use SQLite). */
+  file?: string;
+  /** A SQLite file or a PostgreSQL URL; wins over `file`. */
+  location?: DatabaseLocation;
   busyTimeoutMs?: number;
   synchronous?: 'NORMAL' | 'FULL';
   /** Longest an interactive transaction may wait for this process's writer connection. */
   maxWaitMs?: number;
+  /** PostgreSQL: reader connections in this process's pool. */
+  poolSize?: number;
 }
 
 export interface Database {
-  readonly file: string;
+  readonly dialect: Dialect;
+  readonly location: DatabaseLocation;
   /**
-   * Runs `work` atomically inside an interactive transaction that holds SQLite's write lock from
-   * its first statement, and resolves once that transaction has committed. Concurrent calls share
-   * one transaction (group commit), each in its own savepoint: a `work` that throws is rolled back
-   * alone. `sql` runs direct statements on the same transaction (see tx-sql.ts).
+   * Runs `work` atomically inside an interactive transaction that holds the database's write lock
+   * from its first statement, and resolves once that transaction has committed. Concurrent calls
+   * share one transaction (group commit), each in its own savepoint: a `work` that throws is rolled
+   * back alone. `sql` runs direct statements on the same transaction (see tx-sql.ts).
    */
   write<T>(work: (tx: WriteTx, sql: TxSql) => Promise<T>): Promise<T>;
   readonly read: Reader;
+  /**
+   * A read-only SQL query on the reader connections, written once for both backends: `?`
+   * placeholders, Date values for times (see tx-sql.ts). Rows come back as each backend returns them.
+   */
+  query<Row>(sql: string, ...params: SqlValue[]): Promise<Row[]>;
   /** Registers a callback run after each commit made by this process (e.g. to wake the event feed). */
   onCommit(listener: () => void): () => void;
+  /** A connection of its own that follows the history (see event-tail.ts). */
+  openTail(): Promise<EventTail>;
   close(): Promise<void>;
 }
 
@@ -52,15 +74,31 @@ export interface Database {
  */
 const TAKE_WRITE_LOCK = 'UPDATE "Category" SET "name" = "name" WHERE 0';
 
-/** Creates and migrates the file if needed, then opens the writer and reader clients. */
+/**
+ * PostgreSQL: every write transaction, in every instance, first takes this transaction-scoped
+ * advisory lock, so writers follow one another as on SQLite. That keeps every read-then-write
+ * fence exact, and it makes event ids (taken from a sequence at INSERT) increase in commit order:
+ * a tail that has read up to id n can never later see a smaller id commit (decision 0008).
+ */
+export const POSTGRES_WRITE_LOCK = 'SELECT pg_advisory_xact_lock(7415620002)';
+
+/** Creates and migrates the database if needed, then opens the writer and reader clients. */
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
+  const location: DatabaseLocation =
+    options.location ?? (options.file !== undefined ? { dialect: 'sqlite', file: options.file } : { dialect: 'sqlite', file: '' });
+  if (location.dialect === 'postgresql') return openPostgres(location, options);
+  if (location.file === '') throw new Error('openDatabase needs a SQLite file or a PostgreSQL URL.');
+  return openSqlite(location.file, options);
+}
+
+async function openSqlite(file: string, options: DatabaseOptions): Promise<Database> {
   const busyTimeoutMs = options.busyTimeoutMs ?? 10_000;
-  migrateDatabase(options.file, { busyTimeoutMs });
+  migrateDatabase(file, { busyTimeoutMs });
 
   const statements = new WriterStatements();
   const writer = new PrismaClient({
     adapter: sqliteAdapter({
-      file: options.file,
+      file,
       busyTimeoutMs,
       readonly: false,
       pragmas: ['PRAGMA foreign_keys = ON', `PRAGMA synchronous = ${options.synchronous ?? 'NORMAL'}`],
@@ -68,20 +106,19 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     }),
   });
   const reader = new PrismaClient({
-    adapter: sqliteAdapter({ file: options.file, busyTimeoutMs, readonly: true, pragmas: ['PRAGMA query_only = ON'] }),
+    adapter: sqliteAdapter({ file, busyTimeoutMs, readonly: true, pragmas: ['PRAGMA query_only = ON'] }),
   });
   // Open both connections now, so a broken file fails at start-up rather than on the first request.
   await Promise.all([writer.$connect(), reader.$connect()]);
 
   const maxWait = options.maxWaitMs ?? 15_000;
-  const commitListeners = new Set<() => void>();
-  const commits = new GroupCommit<WriteTx>(
-    (runJobs) =>
+  return assemble({ dialect: 'sqlite', file }, writer, reader, {
+    runBatch: (runJobs) =>
       writer.$transaction(
         async (tx) => {
           const sql = statements.begin();
           try {
-            sql.run(TAKE_WRITE_LOCK);
+            await sql.run(TAKE_WRITE_LOCK);
             return await runJobs(tx, sql);
           } finally {
             statements.end(sql);
@@ -89,19 +126,70 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
         },
         { maxWait, timeout: maxWait + busyTimeoutMs },
       ),
-    64,
-    () => {
-      for (const listener of commitListeners) listener();
-    },
-  );
+    openTail: async () => new SqliteEventTail(file, busyTimeoutMs),
+  });
+}
+
+async function openPostgres(location: { dialect: 'postgresql'; url: string }, options: DatabaseOptions): Promise<Database> {
+  await migratePostgres(location.url);
+  // Loaded only for PostgreSQL, so a SQLite-only process never loads the second generated client.
+  const [{ PrismaClient: PostgresClient }, { PrismaPg }] = await Promise.all([
+    import('../generated/prisma-pg/client.js'),
+    import('@prisma/adapter-pg'),
+  ]);
+  // Both generated clients expose the same model API (one data model); the SQLite client's types
+  // stand for both.
+  const client = (settings: ConstructorParameters<typeof PrismaPg>[0]) =>
+    new PostgresClient({ adapter: new PrismaPg(settings) }) as unknown as PrismaClient;
+  const writer = client({ connectionString: location.url, max: 1, application_name: 'leasehold-writer' });
+  const reader = client({
+    connectionString: location.url,
+    max: options.poolSize ?? 10,
+    application_name: 'leasehold-reader',
+    // The readers can only ever read, as SQLite's reader connection is opened read-only.
+    options: '-c default_transaction_read_only=on',
+  });
+  await Promise.all([writer.$connect(), reader.$connect()]);
+
+  const maxWait = options.maxWaitMs ?? 15_000;
+  return assemble(location, writer, reader, {
+    runBatch: (runJobs) =>
+      writer.$transaction(
+        async (tx) => {
+          const sql = new PostgresTxSql(tx);
+          await sql.run(POSTGRES_WRITE_LOCK);
+          return runJobs(tx, sql);
+        },
+        { maxWait, timeout: maxWait + (options.busyTimeoutMs ?? 10_000) },
+      ),
+    openTail: () => PostgresEventTail.open(location.url),
+  });
+}
+
+function assemble(
+  location: DatabaseLocation,
+  writer: PrismaClient,
+  reader: PrismaClient,
+  backend: { runBatch: BatchRunner<WriteTx>; openTail: () => Promise<EventTail> },
+): Database {
+  const commitListeners = new Set<() => void>();
+  const commits = new GroupCommit<WriteTx>(backend.runBatch, 64, () => {
+    for (const listener of commitListeners) listener();
+  });
   return {
-    file: options.file,
+    dialect: location.dialect,
+    location,
     read: reader,
+    query: (sql, ...params) =>
+      location.dialect === 'postgresql'
+        ? reader.$queryRawUnsafe(numberPlaceholders(sql), ...params)
+        : reader.$queryRawUnsafe(sql, ...params.map(sqliteValue)),
     write: (work) => commits.submit(work),
     onCommit(listener) {
       commitListeners.add(listener);
       return () => commitListeners.delete(listener);
     },
+    openTail: backend.openTail,
     async close() {
       await Promise.all([writer.$disconnect(), reader.$disconnect()]);
     },

@@ -24,15 +24,15 @@ const INSERT_EVENT = `
     "categoryName", "fromStatus", "toStatus", "details", "leaseNumber", "proposalId")
   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
 
-export function appendEvent(sql: TxSql, event: NewEvent): void {
-  sql.run(
+export async function appendEvent(sql: TxSql, event: NewEvent): Promise<void> {
+  await sql.run(
     INSERT_EVENT,
-    event.at.getTime(),
+    event.at,
     event.type,
     event.actor,
     event.item?.id ?? null,
     event.item?.version ?? null,
-    event.item?.leaseExpiresAt?.getTime() ?? null,
+    event.item?.leaseExpiresAt ?? null,
     event.categoryName ?? null,
     event.fromStatus ?? null,
     event.toStatus ?? null,

@@ -1,22 +1,39 @@
-// A dedicated read-only connection that follows the Event table: cheap change detection with
-// PRAGMA data_version (it moves when any other connection, in any process, commits) and reads of
-// the rows after a sequence number. Items are read here too, to attach them to delivered events.
+// A dedicated connection that follows the Event table: cheap change detection and reads of the
+// rows after a sequence number. Items are read here too, to attach them to delivered events.
+// SQLite: a read-only connection; PRAGMA data_version moves when any other connection, in any
+// process, commits. PostgreSQL: see postgres-tail.ts (LISTEN/NOTIFY).
 import Database, { type Statement } from 'better-sqlite3';
 import type { Event, Item } from './client.js';
-import { type ItemRow, toItem } from './item-store.js';
+import { date, type ItemRow, toItem } from './item-store.js';
 
-interface EventRow extends Omit<Event, 'occurredAt' | 'leaseExpiresAt'> {
-  occurredAt: number;
-  leaseExpiresAt: number | null;
+export interface EventRow extends Omit<Event, 'occurredAt' | 'leaseExpiresAt'> {
+  occurredAt: number | Date;
+  leaseExpiresAt: number | Date | null;
 }
-
-const date = (value: number | null): Date | null => (value === null ? null : new Date(value));
 
 export function eventFromRow(row: EventRow): Event {
   return { ...row, occurredAt: new Date(row.occurredAt), leaseExpiresAt: date(row.leaseExpiresAt) };
 }
 
-export class EventTail {
+export interface EventTail {
+  /**
+   * True when someone (any process) may have committed since the last call. Cheap and synchronous:
+   * the feed calls it on every poll.
+   */
+  changed(): boolean;
+  latestSequence(): Promise<number>;
+  /** Events with a sequence greater than `sequence`, in order, at most `limit`. */
+  eventsAfter(sequence: number, limit: number): Promise<Event[]>;
+  itemsById(ids: readonly number[]): Promise<Map<number, Item>>;
+  /** Counts by status and claim state at `now`, and the creation time of the oldest pending item. */
+  queueStats(now: Date): Promise<QueueStatsRow>;
+  itemByLeaseTokenHash(tokenHash: string): Promise<Item | null>;
+  /** The earliest expiry of a lease whose lapse is not recorded yet, or null when there is none. */
+  nextUnrecordedExpiry(): Promise<Date | null>;
+  close(): Promise<void>;
+}
+
+export class SqliteEventTail implements EventTail {
   private readonly connection: Database.Database;
   private readonly dataVersion: Statement;
   private readonly after: Statement;
@@ -56,20 +73,19 @@ export class EventTail {
     this.version = this.dataVersion.get() as number;
   }
 
-  /** Counts by status and claim state at `now`, and the creation time of the oldest pending item. */
-  queueStats(now: Date): QueueStatsRow {
+  async queueStats(now: Date): Promise<QueueStatsRow> {
     const row = this.stats.get(now.getTime(), now.getTime()) as Omit<QueueStatsRow, 'oldestPendingCreatedAt'> & {
       oldestPendingCreatedAt: number | null;
     };
     return { ...row, oldestPendingCreatedAt: date(row.oldestPendingCreatedAt) };
   }
 
-  itemByLeaseTokenHash(tokenHash: string): Item | null {
+  async itemByLeaseTokenHash(tokenHash: string): Promise<Item | null> {
     const row = this.byTokenHash.get(tokenHash) as ItemRow | undefined;
     return row ? toItem(row) : null;
   }
 
-  /** True when someone committed since the last call (the first call after construction compares with it). */
+  /** The first call after construction compares with the version read then. */
   changed(): boolean {
     const version = this.dataVersion.get() as number;
     if (version === this.version) return false;
@@ -77,25 +93,24 @@ export class EventTail {
     return true;
   }
 
-  latestSequence(): number {
+  async latestSequence(): Promise<number> {
     return this.lastId.get() as number;
   }
 
-  eventsAfter(sequence: number, limit: number): Event[] {
+  async eventsAfter(sequence: number, limit: number): Promise<Event[]> {
     return (this.after.all(sequence, limit) as EventRow[]).map(eventFromRow);
   }
 
-  itemsById(ids: readonly number[]): Map<number, Item> {
+  async itemsById(ids: readonly number[]): Promise<Map<number, Item>> {
     const rows = ids.length === 0 ? [] : (this.items.all(JSON.stringify(ids)) as ItemRow[]);
     return new Map(rows.map((row) => [row.id, toItem(row)]));
   }
 
-  /** The earliest expiry of a lease whose lapse is not recorded yet, or null when there is none. */
-  nextUnrecordedExpiry(): Date | null {
+  async nextUnrecordedExpiry(): Promise<Date | null> {
     return date((this.nextExpiry.get() as number | undefined) ?? null);
   }
 
-  close(): void {
+  async close(): Promise<void> {
     this.connection.close();
   }
 }
@@ -109,4 +124,31 @@ export interface QueueStatsRow {
   active: number;
   expired: number;
   oldestPendingCreatedAt: Date | null;
+}
+
+/**
+ * A tail usable before its connection is open (the feed and its listeners are wired up first):
+ * every read waits for `opening`; `changed()` is false until then.
+ */
+export function deferredTail(opening: Promise<EventTail>): EventTail & { ready(): Promise<void> } {
+  let tail: EventTail | null = null;
+  const opened = opening.then((value) => {
+    tail = value;
+    return value;
+  });
+  // Failure surfaces through ready() and the reads, not as an unhandled rejection.
+  opened.catch(() => {});
+  return {
+    ready: async () => {
+      await opened;
+    },
+    changed: () => tail?.changed() ?? false,
+    latestSequence: async () => (await opened).latestSequence(),
+    eventsAfter: async (sequence, limit) => (await opened).eventsAfter(sequence, limit),
+    itemsById: async (ids) => (await opened).itemsById(ids),
+    queueStats: async (now) => (await opened).queueStats(now),
+    itemByLeaseTokenHash: async (tokenHash) => (await opened).itemByLeaseTokenHash(tokenHash),
+    nextUnrecordedExpiry: async () => (await opened).nextUnrecordedExpiry(),
+    close: async () => (await opened.catch(() => null))?.close(),
+  };
 }

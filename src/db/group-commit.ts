@@ -67,14 +67,14 @@ export class GroupCommit<Tx> {
 async function runJobs<Tx>(batch: Job<Tx, unknown>[], tx: Tx, sql: TxSql): Promise<Outcome[]> {
   const outcomes: Outcome[] = [];
   for (const job of batch) {
-    sql.run('SAVEPOINT write_job');
+    await sql.run('SAVEPOINT write_job');
     try {
       const value = await job.work(tx, sql);
-      sql.run('RELEASE write_job');
+      await sql.run('RELEASE write_job');
       outcomes.push({ ok: true, value });
     } catch (error) {
-      sql.run('ROLLBACK TO write_job');
-      sql.run('RELEASE write_job');
+      await sql.run('ROLLBACK TO write_job');
+      await sql.run('RELEASE write_job');
       outcomes.push({ ok: false, error });
     }
   }

@@ -1,11 +1,21 @@
 // Development-only wrapper around Prisma's WebAssembly schema engine: generates
 // migration SQL and detects drift without the native engine binary (which cannot be
 // downloaded here). The package is internal to Prisma and pinned to an exact version.
+// Works on a SQLite file or, given a postgres:// or postgresql:// URL, on a PostgreSQL database.
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { PrismaBetterSqlite3 } from '@prisma/adapter-better-sqlite3';
-import { bindMigrationAwareSqlAdapterFactory } from '@prisma/driver-adapter-utils';
+import { PrismaPg } from '@prisma/adapter-pg';
+import {
+  bindMigrationAwareSqlAdapterFactory,
+  ColumnTypeEnum,
+  type SqlMigrationAwareDriverAdapterFactory,
+  type SqlQuery,
+  type SqlQueryable,
+  type SqlResultSet,
+} from '@prisma/driver-adapter-utils';
+import pg from 'pg';
 
 const require = createRequire(import.meta.url);
 
@@ -52,11 +62,114 @@ function loadBindings(): Promise<EngineBindings> {
   return bindingsOnce;
 }
 
-async function loadEngine(databaseFile: string, schemaFile: string): Promise<WasmSchemaEngine> {
+export function isPostgresUrl(database: string): boolean {
+  return database.startsWith('postgres://') || database.startsWith('postgresql://');
+}
+
+/** OIDs of PostgreSQL's one-byte internal type "char" (pg_class.relkind, pg_constraint.contype …) and of text. */
+const PG_CHAR_OID = 18;
+const PG_TEXT_OID = 25;
+
+/** Result rows (the adapter passes pg's array through) → indexes of their "char" columns. */
+const charColumns = new WeakMap<object, number[]>();
+
+function relabelChar(result: unknown): void {
+  for (const one of Array.isArray(result) ? result : [result]) {
+    const { fields, rows } = (one ?? {}) as Partial<pg.QueryResult>;
+    if (!fields || !rows) continue;
+    const indexes = fields.flatMap((field, index) => (field.dataTypeID === PG_CHAR_OID ? [index] : []));
+    if (indexes.length === 0) continue;
+    for (const index of indexes) (fields[index] as pg.FieldDef).dataTypeID = PG_TEXT_OID;
+    charColumns.set(rows, indexes);
+  }
+}
+
+/**
+ * The engine's catalog queries return "char" columns, which @prisma/adapter-pg 7.10 refuses
+ * ("Column type 'char' could not be deserialized from the database"), so introspecting any
+ * database fails. This client relabels them as text so the adapter accepts them (pg already
+ * hands the values over as one-character strings); `withCharColumns` then tells the engine
+ * they are characters, which is what it reads them as.
+ */
+class CharAsTextClient extends pg.Client {
+  constructor(config?: pg.ClientConfig) {
+    super(config);
+    const query = this.query.bind(this) as (...args: unknown[]) => unknown;
+    this.query = ((...args: unknown[]) => {
+      const callback = args.at(-1);
+      if (typeof callback === 'function') {
+        // pg.Pool#query passes a callback.
+        args[args.length - 1] = (error: unknown, result: unknown) => {
+          relabelChar(result);
+          callback(error, result);
+        };
+        return query(...args);
+      }
+      const returned = query(...args);
+      if (!(returned instanceof Promise)) return returned;
+      return returned.then((result) => {
+        relabelChar(result);
+        return result;
+      });
+    }) as typeof this.query;
+  }
+}
+
+function withCharColumns<T extends SqlQueryable>(queryable: T): T {
+  return new Proxy(queryable, {
+    get(target, property) {
+      const value = Reflect.get(target, property);
+      if (typeof value !== 'function') return value;
+      if (property === 'queryRaw') {
+        return async (query: SqlQuery): Promise<SqlResultSet> => {
+          const result = await target.queryRaw(query);
+          for (const index of charColumns.get(result.rows) ?? []) result.columnTypes[index] = ColumnTypeEnum.Character;
+          return result;
+        };
+      }
+      if (property === 'startTransaction') {
+        return async (...args: unknown[]) => withCharColumns(await value.apply(target, args));
+      }
+      return value.bind(target);
+    },
+  });
+}
+
+/** PrismaPg on our own pool (closed by the caller), with the "char" workaround above. */
+function postgresFactory(pool: pg.Pool): SqlMigrationAwareDriverAdapterFactory {
+  const inner = new PrismaPg(pool);
+  return {
+    provider: inner.provider,
+    adapterName: inner.adapterName,
+    connect: async () => withCharColumns(await inner.connect()),
+    connectToShadowDb: async () => withCharColumns(await inner.connectToShadowDb()),
+  };
+}
+
+/**
+ * The engine plus whatever must be closed after it. For PostgreSQL we own the pool: the
+ * adapter only ends a pool it made itself when disposed, and the engine may never dispose it,
+ * which would keep the process alive on idle connections.
+ */
+async function loadEngine(database: string, schemaFile: string): Promise<{ engine: WasmSchemaEngine; close: () => Promise<void> }> {
   const bindings = await loadBindings();
-  const adapter = bindMigrationAwareSqlAdapterFactory(new PrismaBetterSqlite3({ url: databaseFile }));
+  let factory: SqlMigrationAwareDriverAdapterFactory;
+  let close = async (): Promise<void> => {};
+  if (isPostgresUrl(database)) {
+    const pool = new pg.Pool({ connectionString: database, max: 2, Client: CharAsTextClient as unknown as new () => pg.ClientBase });
+    factory = postgresFactory(pool);
+    close = () => pool.end();
+  } else {
+    factory = new PrismaBetterSqlite3({ url: database });
+  }
+  const adapter = bindMigrationAwareSqlAdapterFactory(factory);
   const schema = await readFile(schemaFile, 'utf8');
-  return bindings.SchemaEngine.new({ datamodels: [[schemaFile, schema]] }, () => {}, adapter);
+  try {
+    return { engine: await bindings.SchemaEngine.new({ datamodels: [[schemaFile, schema]] }, () => {}, adapter), close };
+  } catch (error) {
+    await close();
+    throw error;
+  }
 }
 
 /** WebAssembly's JS API; declared here because the DOM typings are not part of this Node project. */
@@ -71,11 +184,11 @@ const WebAssemblyApi = (
 const noFilters = { externalTables: [], externalEnums: [] };
 
 /**
- * SQL that takes the database in `databaseFile` to what `schemaFile` describes.
- * An empty result (only a comment) means the two agree.
+ * SQL that takes `database` (a SQLite file, or a PostgreSQL URL) to what `schemaFile` describes;
+ * the schema's provider must match. An empty result (only a comment) means the two agree.
  */
-export async function diffDatabaseToSchema(databaseFile: string, schemaFile: string): Promise<{ sql: string; differs: boolean }> {
-  const engine = await loadEngine(databaseFile, schemaFile);
+export async function diffDatabaseToSchema(database: string, schemaFile: string): Promise<{ sql: string; differs: boolean }> {
+  const { engine, close } = await loadEngine(database, schemaFile);
   try {
     const content = await readFile(schemaFile, 'utf8');
     const files = [{ path: schemaFile, content }];
@@ -89,5 +202,6 @@ export async function diffDatabaseToSchema(databaseFile: string, schemaFile: str
     return { sql: result.stdout ?? '', differs: result.exitCode === 2 };
   } finally {
     engine.free();
+    await close();
   }
 }

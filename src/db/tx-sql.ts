@@ -1,16 +1,32 @@
-// Direct statements on the writer connection, usable only inside db.write's transaction. They skip
-// Prisma's per-query pipeline (the largest remaining cost of a claim) but run in the very same
-// interactive transaction: Prisma has issued BEGIN on this connection and holds the adapter's lock
-// on it until COMMIT or ROLLBACK, so nothing else can run on it in between.
+// Direct statements inside db.write's transaction, the same SQL on both backends. They skip
+// Prisma's per-query pipeline where that is possible (SQLite) but always run in the very same
+// transaction as the Prisma calls beside them. Write statements with `?` placeholders, TRUE/FALSE
+// for booleans and Date values for times; each backend translates.
 import type { Statement } from 'better-sqlite3';
+import type { Prisma } from '../generated/prisma/client.js';
 
-export type SqlValue = string | number | null;
+export type SqlValue = string | number | boolean | null | Date;
 
-/** The writer connection's statements, shared by all transactions, one transaction at a time. */
+export interface TxSql {
+  /** Runs a statement and returns its rows (for SELECT or … RETURNING). */
+  all<Row>(sql: string, ...params: SqlValue[]): Promise<Row[]>;
+  /** Runs a statement that returns no rows; returns the number of rows it changed. */
+  run(sql: string, ...params: SqlValue[]): Promise<number>;
+}
+
+/** SQLite stores every DATETIME as epoch milliseconds and booleans as 0/1. */
+export const sqliteValue = (value: SqlValue): string | number | null =>
+  value instanceof Date ? value.getTime() : typeof value === 'boolean' ? Number(value) : value;
+
+/**
+ * The SQLite writer connection's statements, shared by all transactions, one transaction at a time:
+ * Prisma has issued BEGIN on this connection and holds the adapter's lock on it until COMMIT or
+ * ROLLBACK, so nothing else can run on it in between.
+ */
 export class WriterStatements {
   private readonly statements = new Map<string, Statement>();
   private prepareOnConnection: ((sql: string) => Statement) | null = null;
-  private current: TxSql | null = null;
+  private current: SqliteTxSql | null = null;
 
   /** Called by the adapter wrapper when the writer connection opens. */
   attach(prepare: (sql: string) => Statement): void {
@@ -23,13 +39,13 @@ export class WriterStatements {
    * an earlier transaction is revoked: Prisma only begins a new one after ending the old (for
    * instance on its timeout), so the old callback must not reach the connection any more.
    */
-  begin(): TxSql {
+  begin(): SqliteTxSql {
     this.current?.revoke();
-    this.current = new TxSql(this);
+    this.current = new SqliteTxSql(this);
     return this.current;
   }
 
-  end(handle: TxSql): void {
+  end(handle: SqliteTxSql): void {
     handle.revoke();
     if (this.current === handle) this.current = null;
   }
@@ -47,8 +63,8 @@ export class WriterStatements {
   }
 }
 
-/** Statements for one write transaction; refused once that transaction has ended. */
-export class TxSql {
+/** Statements for one SQLite write transaction; refused once that transaction has ended. */
+export class SqliteTxSql implements TxSql {
   private open = true;
 
   constructor(private readonly owner: WriterStatements) {}
@@ -62,13 +78,37 @@ export class TxSql {
     return this.owner.statement(sql);
   }
 
-  /** Runs a statement and returns its rows (for SELECT or … RETURNING). */
-  all<Row>(sql: string, ...params: SqlValue[]): Row[] {
-    return this.statement(sql).all(...params) as Row[];
+  async all<Row>(sql: string, ...params: SqlValue[]): Promise<Row[]> {
+    return this.statement(sql).all(...params.map(sqliteValue)) as Row[];
   }
 
-  /** Runs a statement that returns no rows; returns the number of rows it changed. */
-  run(sql: string, ...params: SqlValue[]): number {
-    return this.statement(sql).run(...params).changes;
+  async run(sql: string, ...params: SqlValue[]): Promise<number> {
+    return this.statement(sql).run(...params.map(sqliteValue)).changes;
+  }
+}
+
+const numbered = new Map<string, string>();
+
+/** `?` placeholders → PostgreSQL's `$1, $2, …` (the statements here never hold a literal `?`). */
+export function numberPlaceholders(sql: string): string {
+  let converted = numbered.get(sql);
+  if (converted === undefined) {
+    let n = 0;
+    converted = sql.replace(/\?/g, () => `$${++n}`);
+    if (numbered.size < 512) numbered.set(sql, converted);
+  }
+  return converted;
+}
+
+/** Statements for one PostgreSQL write transaction, sent through Prisma's transaction client. */
+export class PostgresTxSql implements TxSql {
+  constructor(private readonly tx: Prisma.TransactionClient) {}
+
+  all<Row>(sql: string, ...params: SqlValue[]): Promise<Row[]> {
+    return this.tx.$queryRawUnsafe<Row[]>(numberPlaceholders(sql), ...params);
+  }
+
+  run(sql: string, ...params: SqlValue[]): Promise<number> {
+    return this.tx.$executeRawUnsafe(numberPlaceholders(sql), ...params);
   }
 }

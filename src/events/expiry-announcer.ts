@@ -17,6 +17,8 @@ export class ExpiryAnnouncer {
   private running = false;
   private current: Promise<void> | null = null;
   private stopped = false;
+  private arming: Promise<void> | null = null;
+  private armAgain = false;
 
   constructor(
     private readonly deps: ServiceDeps & { clock: Clock },
@@ -40,9 +42,31 @@ export class ExpiryAnnouncer {
     if (events.some((event) => LEASE_CHANGES.has(event.type))) this.arm();
   };
 
+  /** Looks up the earliest unrecorded expiry and sets the timer for it; calls during a look-up coalesce. */
   private arm(): void {
     if (this.stopped || this.running) return;
-    const next = this.tail.nextUnrecordedExpiry();
+    if (this.arming) {
+      this.armAgain = true;
+      return;
+    }
+    this.arming = (async () => {
+      try {
+        do {
+          this.armAgain = false;
+          const next = await this.tail.nextUnrecordedExpiry();
+          if (this.stopped || this.running) return;
+          this.setTimerFor(next);
+        } while (this.armAgain);
+      } catch (error) {
+        this.logger.error({ err: error }, 'could not read the next lease expiry; retrying in 1 s');
+        this.setTimerFor(new Date(this.deps.clock.now().getTime() + 1_000));
+      } finally {
+        this.arming = null;
+      }
+    })();
+  }
+
+  private setTimerFor(next: Date | null): void {
     if (next === null) {
       this.timer?.cancel();
       this.timer = null;
@@ -59,6 +83,7 @@ export class ExpiryAnnouncer {
 
   /** Resolves once any announcement in progress has been recorded (for tests and shutdown). */
   async settled(): Promise<void> {
+    while (this.arming) await this.arming;
     while (this.current) {
       const current = this.current;
       await current;

@@ -22,7 +22,8 @@ export class EventFeed {
   private readonly listeners = new Set<FeedListener>();
   private position = 0;
   private timer: NodeJS.Timeout | null = null;
-  private pulling = false;
+  /** The pass reading and delivering now, if any. */
+  private running: Promise<void> | null = null;
   private again = false;
   private woken: NodeJS.Immediate | null = null;
 
@@ -37,10 +38,10 @@ export class EventFeed {
     return this.position;
   }
 
-  start(): void {
-    this.position = this.tail.latestSequence();
+  async start(): Promise<void> {
+    this.position = await this.tail.latestSequence();
     this.timer = setInterval(() => {
-      if (this.tail.changed()) this.pull();
+      if (this.tail.changed()) void this.pull();
     }, this.options.pollIntervalMs ?? 20);
     this.timer.unref();
   }
@@ -60,13 +61,14 @@ export class EventFeed {
   wake(): void {
     this.woken ??= setImmediate(() => {
       this.woken = null;
-      this.pull();
+      void this.pull();
     });
   }
 
-  /** Delivers everything committed so far, now (for shutdown and tests). */
-  catchUp(): void {
-    this.pull();
+  /** Delivers everything committed so far; resolves once it has been (for shutdown and tests). */
+  async catchUp(): Promise<void> {
+    // A pass already running may have read before this call; it then runs once more before resolving.
+    await this.pull();
   }
 
   listen(listener: FeedListener): () => void {
@@ -74,36 +76,43 @@ export class EventFeed {
     return () => this.listeners.delete(listener);
   }
 
-  /** Reads everything after `position` and delivers it. Re-entrant calls coalesce into one more pass. */
-  private pull(): void {
-    if (this.pulling) {
+  /**
+   * Reads everything after `position` and delivers it. Calls while a pass runs coalesce into one
+   * more pass, so events are read by one pass at a time and delivered in order, each once.
+   */
+  private pull(): Promise<void> {
+    if (this.running) {
       this.again = true;
-      return;
+      return this.running;
     }
-    this.pulling = true;
+    this.running = this.drain().finally(() => {
+      this.running = null;
+    });
+    return this.running;
+  }
+
+  private async drain(): Promise<void> {
     try {
-      // Absorb the change counter first: whatever commits after this moment moves it again, so the
+      // Absorb the change flag first: whatever commits after this moment sets it again, so the
       // next poll still sees it, while our own commits already read here do not cause an empty pull.
       this.tail.changed();
       do {
         this.again = false;
         for (;;) {
-          const events = this.tail.eventsAfter(this.position, this.options.batchSize ?? 500);
+          const events = await this.tail.eventsAfter(this.position, this.options.batchSize ?? 500);
           if (events.length === 0) break;
           this.position = events[events.length - 1]?.id ?? this.position;
-          this.deliver(events);
+          await this.deliver(events);
         }
       } while (this.again);
     } catch (error) {
       this.logger.error({ err: error }, 'event feed could not read the history');
-    } finally {
-      this.pulling = false;
     }
   }
 
-  private deliver(events: Event[]): void {
+  private async deliver(events: Event[]): Promise<void> {
     const itemIds = [...new Set(events.flatMap((event) => (event.itemId === null ? [] : [event.itemId])))];
-    const items = this.tail.itemsById(itemIds);
+    const items = await this.tail.itemsById(itemIds);
     const delivered = events.map((event) => ({ ...event, itemSnapshot: event.itemId === null ? null : (items.get(event.itemId) ?? null) }));
     for (const listener of this.listeners) {
       try {

@@ -43,8 +43,19 @@ function noticeFor(event: FeedEvent, leaseNumber: number): LeaseNoticeKind | nul
  * Notices for the lease `token` proves. Refused with CLAIM_NOT_FOUND when no pending item holds it.
  * Ends after LOST, RELEASED or DECIDED. Only `holder` may follow it (NOT_LEASE_HOLDER otherwise).
  */
-export function leaseNotices(live: Live, token: string, holder: string): AsyncIterableIterator<LeaseNotice> {
-  const held = live.tail.itemByLeaseTokenHash(hashLeaseToken(token));
+export async function leaseNotices(live: Live, token: string, holder: string): Promise<AsyncIterableIterator<LeaseNotice>> {
+  // Events delivered while the lease is looked up are kept and replayed below, so none falls between
+  // the read and the listener.
+  const early: FeedEvent[] = [];
+  const stopEarly = live.feed.listen((events) => {
+    early.push(...events);
+  });
+  let held: Item | null;
+  try {
+    held = await live.tail.itemByLeaseTokenHash(hashLeaseToken(token));
+  } finally {
+    stopEarly();
+  }
   if (held?.status !== 'PENDING' || held.leaseExpiresAt === null) {
     throw new GraphQLError('No pending item holds this token: it was never issued, or was released, decided or replaced.', {
       extensions: { code: 'CLAIM_NOT_FOUND', field: 'token' },
@@ -87,7 +98,7 @@ export function leaseNotices(live: Live, token: string, holder: string): AsyncIt
       if (live.clock.now() < until) push({ kind: 'EXPIRING', itemId, leaseNumber, expiresAt: until, event: null, item: null });
     });
   };
-  const unlisten = live.feed.listen((events) => {
+  const onEvents = (events: readonly FeedEvent[]) => {
     for (const event of events) {
       if (event.itemId !== itemId) continue;
       const kind = noticeFor(event, leaseNumber);
@@ -105,7 +116,11 @@ export function leaseNotices(live: Live, token: string, holder: string): AsyncIt
         item: event.itemSnapshot,
       });
     }
-  });
+  };
+  // Only what happened after the state read above (the item's version orders its changes).
+  const heldVersion = held.version;
+  onEvents(early.filter((event) => event.itemId === itemId && (event.itemVersion ?? 0) > heldVersion));
+  const unlisten = live.feed.listen(onEvents);
   armWarning();
   // A lease that lapsed before the subscription started is reported at once (its event may never come
   // again), as is a lease already taken over by the time we looked.

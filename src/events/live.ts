@@ -1,7 +1,7 @@
 // Everything that makes the queue live in one process: the tail connection, the feed, the lease
 // expiry and proposal deadline announcers, and shared queue statistics. Started and stopped with the app.
 import type { Database } from '../db/client.js';
-import { EventTail, type QueueStatsRow } from '../db/event-tail.js';
+import { deferredTail, type EventTail, type QueueStatsRow } from '../db/event-tail.js';
 import type { Clock } from '../domain/clock.js';
 import type { Logger } from '../logger.js';
 import type { Policies } from '../services/proposals.js';
@@ -27,7 +27,7 @@ export interface QueueStats extends QueueStatsRow {
 }
 
 export class Live {
-  readonly tail: EventTail;
+  readonly tail: EventTail & { ready(): Promise<void> };
   readonly feed: EventFeed;
   readonly announcer: ExpiryAnnouncer;
   readonly proposalAnnouncer: ProposalAnnouncer;
@@ -35,21 +35,23 @@ export class Live {
   readonly db: Database;
   readonly clock: Clock;
   readonly leaseWarningMs: number;
-  private statsCache: QueueStats | null = null;
+  private statsCache: { sequence: number; value: Promise<QueueStats> } | null = null;
   private readonly detach: (() => void)[] = [];
 
   constructor(private readonly options: LiveOptions) {
     this.clock = options.clock;
     this.leaseWarningMs = options.leaseWarningMs;
-    this.tail = new EventTail(options.db.file);
+    this.tail = deferredTail(options.db.openTail());
     this.feed = new EventFeed(this.tail, options.logger, { pollIntervalMs: options.pollIntervalMs });
     this.announcer = new ExpiryAnnouncer({ db: options.db, clock: options.clock }, this.tail, options.logger);
     this.proposalAnnouncer = new ProposalAnnouncer({ db: options.db, clock: options.clock, policies: options.policies }, options.logger);
     this.db = options.db;
   }
 
-  start(): void {
-    this.feed.start();
+  /** Opens the tail connection and starts following the history; resolves once it does. */
+  async start(): Promise<void> {
+    await this.tail.ready();
+    await this.feed.start();
     this.detach.push(this.feed.listen(this.announcer.onEvents));
     this.detach.push(this.feed.listen(this.proposalAnnouncer.onEvents));
     this.detach.push(this.options.db.onCommit(() => this.feed.wake()));
@@ -57,12 +59,12 @@ export class Live {
     this.proposalAnnouncer.start();
   }
 
-  stop(): void {
+  async stop(): Promise<void> {
     for (const detach of this.detach.splice(0)) detach();
     this.announcer.stop();
     this.proposalAnnouncer.stop();
     this.feed.stop();
-    this.tail.close();
+    await this.tail.close();
   }
 
   /**
@@ -71,35 +73,54 @@ export class Live {
    */
   async settled(): Promise<void> {
     for (let round = 0; round < 3; round++) {
-      this.feed.catchUp();
+      await this.feed.catchUp();
       await new Promise<void>((resolve) => setImmediate(resolve));
       await Promise.all([this.announcer.settled(), this.proposalAnnouncer.settled()]);
     }
-    this.feed.catchUp();
+    await this.feed.catchUp();
   }
 
-  /** Queue statistics as of the feed's position, computed at most once per feed position. */
-  stats(): QueueStats {
+  /**
+   * Queue statistics as of the feed's position, computed at most once per feed position (callers
+   * asking while it is computed share the one query).
+   */
+  stats(): Promise<QueueStats> {
     const sequence = this.feed.sequence;
-    if (this.statsCache?.sequence === sequence) return this.statsCache;
+    if (this.statsCache?.sequence === sequence) return this.statsCache.value;
     const computedAt = this.clock.now();
-    this.statsCache = { ...this.tail.queueStats(computedAt), sequence, computedAt };
-    return this.statsCache;
+    const value = this.tail.queueStats(computedAt).then((row) => ({ ...row, sequence, computedAt }));
+    this.statsCache = { sequence, value };
+    value.catch(() => {
+      if (this.statsCache?.value === value) this.statsCache = null;
+    });
+    return value;
   }
 }
 
-/** A stream that emits `current()` now and again after every batch of events, keeping only the latest. */
-export function latestValueStream<T>(live: Live, current: () => T, relevant: (events: readonly FeedEvent[]) => boolean = () => true) {
-  let pending: T | null = current();
+/**
+ * A stream that emits `current()` now and again after every batch of events, keeping only the
+ * latest: a value still being computed when a newer one is asked for is never emitted.
+ */
+export function latestValueStream<T>(
+  live: Live,
+  current: () => T | Promise<T>,
+  relevant: (events: readonly FeedEvent[]) => boolean = () => true,
+): AsyncIterableIterator<T> {
+  let pending: Promise<T> | null = Promise.resolve().then(current);
   let closed = false;
   let waiting: ((result: IteratorResult<T>) => void) | null = null;
   const unlisten = live.feed.listen((events) => {
     if (!relevant(events)) return;
-    const value = current();
+    const value = Promise.resolve().then(current);
+    // Unhandled until someone reads it; a newer value may replace it first.
+    value.catch(() => {});
     if (waiting) {
       const resolve = waiting;
       waiting = null;
-      resolve({ done: false, value });
+      value.then(
+        (settled) => resolve({ done: false, value: settled }),
+        () => resolve({ done: true, value: undefined }),
+      );
     } else pending = value;
   });
   const iterator: AsyncIterableIterator<T> = {
@@ -111,7 +132,7 @@ export function latestValueStream<T>(live: Live, current: () => T, relevant: (ev
       if (pending !== null) {
         const value = pending;
         pending = null;
-        return { done: false, value };
+        return { done: false, value: await value };
       }
       return new Promise((resolve) => {
         waiting = resolve;

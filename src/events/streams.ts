@@ -16,9 +16,9 @@ export interface StreamOptions {
 const PAGE = 500;
 
 /** Reads stored events after `sequence`, with the items attached as the feed would. */
-export function readBacklog(tail: EventTail, sequence: number, limit = PAGE): FeedEvent[] {
-  const events = tail.eventsAfter(sequence, limit);
-  const items = tail.itemsById([...new Set(events.flatMap((event) => (event.itemId === null ? [] : [event.itemId])))]);
+export async function readBacklog(tail: EventTail, sequence: number, limit = PAGE): Promise<FeedEvent[]> {
+  const events = await tail.eventsAfter(sequence, limit);
+  const items = await tail.itemsById([...new Set(events.flatMap((event) => (event.itemId === null ? [] : [event.itemId])))]);
   return events.map((event) => ({ ...event, itemSnapshot: event.itemId === null ? null : (items.get(event.itemId) ?? null) }));
 }
 
@@ -26,7 +26,10 @@ export function readBacklog(tail: EventTail, sequence: number, limit = PAGE): Fe
  * A stream of feed events for one subscriber. Closing it (`return()`, as graphql-ws does when the
  * client unsubscribes or disconnects) detaches it from the feed at once, even while it waits.
  */
-export function eventStream(feed: EventFeed, tail: EventTail, options: StreamOptions): AsyncIterableIterator<FeedEvent> {
+export async function eventStream(feed: EventFeed, tail: EventTail, options: StreamOptions): Promise<AsyncIterableIterator<FeedEvent>> {
+  // Read before anything else: from here to `listen` below runs without a pause, so no live event
+  // can slip between the position taken and the listener attached.
+  const latest = options.after == null ? null : await tail.latestSequence();
   const maxBuffered = options.maxBuffered ?? 10_000;
   const queue: FeedEvent[] = [];
   let overflowed = false;
@@ -37,7 +40,7 @@ export function eventStream(feed: EventFeed, tail: EventTail, options: StreamOpt
       extensions: { code: 'SUBSCRIBER_TOO_SLOW', after: position },
     });
   // An `after` beyond the end of the history means "from now on": later events must not be skipped up to it.
-  let position = options.after == null ? feed.sequence : Math.min(options.after, tail.latestSequence());
+  let position = options.after == null || latest === null ? feed.sequence : Math.min(options.after, latest);
   let replaying = options.after != null;
 
   const done = (): IteratorResult<FeedEvent> => ({ done: true, value: undefined });
@@ -95,7 +98,7 @@ export function eventStream(feed: EventFeed, tail: EventTail, options: StreamOpt
       if (closed) return done();
       while (replaying) {
         if (backlog.length === 0) {
-          const page = readBacklog(tail, position);
+          const page = await readBacklog(tail, position);
           if (page.length === 0) {
             replaying = false;
             break;

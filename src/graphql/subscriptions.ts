@@ -62,7 +62,8 @@ const LeaseNoticeRef = builder.objectRef<LeaseNotice>('LeaseNotice').implement({
       type: ItemRef,
       nullable: true,
       description: 'The item as it stood when the notice was made.',
-      resolve: async (notice, _args, context) => notice.item ?? context.live.tail.itemsById([notice.itemId]).get(notice.itemId) ?? null,
+      resolve: async (notice, _args, context) =>
+        notice.item ?? (await context.live.tail.itemsById([notice.itemId])).get(notice.itemId) ?? null,
     }),
     serverNow: t.field({
       type: 'DateTime',

@@ -73,7 +73,7 @@ async function issue(tx: WriteArgs[0], sql: WriteArgs[1], now: Date, actor: Acto
       createdBy: actor.name,
     },
   });
-  appendEvent(sql, {
+  await appendEvent(sql, {
     type: 'API_KEY_CREATED',
     actor: actor.name,
     at: now,
@@ -90,7 +90,7 @@ export async function revokeApiKey(deps: ServiceDeps, actor: Actor, id: number):
     if (!existing) throw new DomainError('API_KEY_NOT_FOUND', `No API key has id ${id}.`, 'id');
     if (existing.revokedAt) throw new DomainError('API_KEY_REVOKED', `API key ${id} is already revoked.`, 'id');
     const revoked = await tx.apiKey.update({ where: { id }, data: { revokedAt: now, revokedBy: actor.name } });
-    appendEvent(sql, {
+    await appendEvent(sql, {
       type: 'API_KEY_REVOKED',
       actor: actor.name,
       at: now,

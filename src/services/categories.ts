@@ -24,7 +24,7 @@ export async function addCategories(deps: ServiceDeps, actor: Actor, names: read
     const created: Category[] = [];
     for (const name of valid) {
       created.push(await tx.category.create({ data: { name, createdAt: now, createdBy: actor.name } }));
-      appendEvent(sql, { type: 'CATEGORY_ADDED', actor: actor.name, at: now, categoryName: name });
+      await appendEvent(sql, { type: 'CATEGORY_ADDED', actor: actor.name, at: now, categoryName: name });
     }
     return created;
   });
@@ -39,7 +39,7 @@ export async function retireCategory(deps: ServiceDeps, actor: Actor, rawName: s
     if (!category) throw new DomainError('CATEGORY_NOT_FOUND', `No category is named "${name}".`, 'name');
     if (category.retiredAt) throw new DomainError('CATEGORY_RETIRED', `Category "${name}" is already retired.`, 'name');
     const retired = await tx.category.update({ where: { name }, data: { retiredAt: now, retiredBy: actor.name } });
-    appendEvent(sql, { type: 'CATEGORY_RETIRED', actor: actor.name, at: now, categoryName: name });
+    await appendEvent(sql, { type: 'CATEGORY_RETIRED', actor: actor.name, at: now, categoryName: name });
     return retired;
   });
 }

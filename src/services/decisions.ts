@@ -21,16 +21,16 @@ export async function decideItem(deps: ServiceDeps, actor: Actor, input: DecideI
 
   return deps.db.write(async (_tx, sql) => {
     const now = deps.clock.now();
-    const held = findActiveLease(sql, token, now, actor);
+    const held = await findActiveLease(sql, token, now, actor);
     if (actor.authenticated && held.addedBy === actor.name) {
       throw new DomainError('SELF_REVIEW', 'You proposed this item, so you may not decide it; release it for another reviewer.', 'token');
     }
-    const standing = correction === null ? null : categoryStanding(sql, correction);
+    const standing = correction === null ? null : await categoryStanding(sql, correction);
     const final = finalCategory(input.decision, held.proposedCategory, correction, standing);
     // The decider is the lease holder, as in seed A.
     const reviewedBy = held.claimedBy ?? actor.name;
 
-    if (!recordDecision(sql, held, now, { status: input.decision, finalCategory: final, reviewedBy })) {
+    if (!(await recordDecision(sql, held, now, { status: input.decision, finalCategory: final, reviewedBy }))) {
       throw new DomainError('DECISION_CONFLICT', 'The item changed while deciding; look it up and claim again.');
     }
     const item: Item = {
@@ -45,7 +45,7 @@ export async function decideItem(deps: ServiceDeps, actor: Actor, input: DecideI
       leaseExpiresAt: null,
       version: held.version + 1,
     };
-    appendEvent(sql, {
+    await appendEvent(sql, {
       type: 'ITEM_DECIDED',
       actor: reviewedBy,
       at: now,

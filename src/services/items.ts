@@ -26,19 +26,19 @@ function validateNewItem(input: NewItem, prefix = ''): NewItem {
   };
 }
 
-function addOne(sql: TxSql, actor: Actor, now: Date, item: NewItem, prefix: string): Item {
-  const standing = categoryStanding(sql, item.proposedCategory);
+async function addOne(sql: TxSql, actor: Actor, now: Date, item: NewItem, prefix: string): Promise<Item> {
+  const standing = await categoryStanding(sql, item.proposedCategory);
   if (!standing) {
     throw new DomainError('UNKNOWN_CATEGORY', `"${item.proposedCategory}" is not an allowed category.`, `${prefix}proposedCategory`);
   }
   if (standing.retired) {
     throw new DomainError('CATEGORY_RETIRED', `Category "${item.proposedCategory}" is retired.`, `${prefix}proposedCategory`);
   }
-  if (itemExists(sql, item.batchId, item.recordId)) {
+  if (await itemExists(sql, item.batchId, item.recordId)) {
     throw new DomainError('DUPLICATE_ITEM', `Item (${item.batchId}, ${item.recordId}) already exists.`, `${prefix}recordId`);
   }
-  const created = insertItem(sql, { ...item, createdAt: creationTime(now), addedBy: actor.name });
-  appendEvent(sql, {
+  const created = await insertItem(sql, { ...item, createdAt: creationTime(now), addedBy: actor.name });
+  await appendEvent(sql, {
     type: 'ITEM_ADDED',
     actor: actor.name,
     at: now,
@@ -51,7 +51,7 @@ function addOne(sql: TxSql, actor: Actor, now: Date, item: NewItem, prefix: stri
 
 export async function addItem(deps: ServiceDeps, actor: Actor, input: NewItem): Promise<Item> {
   const item = validateNewItem(input);
-  return deps.db.write(async (_tx, sql) => addOne(sql, actor, deps.clock.now(), item, ''));
+  return deps.db.write(async (_tx, sql) => await addOne(sql, actor, deps.clock.now(), item, ''));
 }
 
 /**
@@ -79,7 +79,7 @@ export async function addItems(deps: ServiceDeps, actor: Actor, inputs: readonly
         continue;
       }
       try {
-        outcomes.push({ ok: true, item: addOne(sql, actor, now, entry.item, `items[${index}].`) });
+        outcomes.push({ ok: true, item: await addOne(sql, actor, now, entry.item, `items[${index}].`) });
       } catch (error) {
         if (!(error instanceof DomainError)) throw error;
         outcomes.push({ ok: false, error });

@@ -42,13 +42,13 @@ export async function claimItem(deps: ServiceDeps, actor: Actor, input: ClaimInp
 
   return deps.db.write(async (_tx, sql) => {
     const now = deps.clock.now();
-    const found = findNextClaimable(sql, now, { batchId, notAddedBy: actor.authenticated ? reviewer : null });
+    const found = await findNextClaimable(sql, now, { batchId, notAddedBy: actor.authenticated ? reviewer : null });
     if (!found) return null;
     // A lapsed lease being replaced is recorded as expired first, if no announcer got to it yet.
-    const candidate = found.leaseTokenHash !== null && !found.leaseExpiryRecorded ? recordLapse(sql, found, now) : found;
+    const candidate = found.leaseTokenHash !== null && !found.leaseExpiryRecorded ? await recordLapse(sql, found, now) : found;
 
     const expiresAt = leaseExpiry(now, leaseSeconds);
-    if (!grantLease(sql, candidate.id, { tokenHash, holder: reviewer, now, expiresAt })) {
+    if (!(await grantLease(sql, candidate.id, { tokenHash, holder: reviewer, now, expiresAt }))) {
       throw new DomainError('CLAIM_CONFLICT', 'The item was claimed by someone else; claim again.');
     }
     const item: Item = {
@@ -62,7 +62,7 @@ export async function claimItem(deps: ServiceDeps, actor: Actor, input: ClaimInp
       version: candidate.version + 1,
     };
     const replaced = candidate.leaseTokenHash !== null;
-    appendEvent(sql, {
+    await appendEvent(sql, {
       type: 'LEASE_CLAIMED',
       actor: reviewer,
       at: now,
@@ -90,8 +90,8 @@ export async function claimItem(deps: ServiceDeps, actor: Actor, input: ClaimInp
  * than the holder presents it (a leaked token is useless to anyone else). CLAIM_EXPIRED: the
  * lease lapsed.
  */
-export function findActiveLease(sql: TxSql, token: string, now: Date, actor: Actor): Item {
-  const item = findByLeaseTokenHash(sql, hashLeaseToken(token));
+export async function findActiveLease(sql: TxSql, token: string, now: Date, actor: Actor): Promise<Item> {
+  const item = await findByLeaseTokenHash(sql, hashLeaseToken(token));
   if (item?.status !== 'PENDING' || item.leaseExpiresAt === null) {
     throw new DomainError(
       'CLAIM_NOT_FOUND',
@@ -114,13 +114,13 @@ export async function renewLease(deps: ServiceDeps, actor: Actor, input: { token
   const token = validateToken(input.token);
   return deps.db.write(async (_tx, sql) => {
     const now = deps.clock.now();
-    const held = findActiveLease(sql, token, now, actor);
+    const held = await findActiveLease(sql, token, now, actor);
     const expiresAt = leaseExpiry(now, leaseSeconds);
-    if (!extendLease(sql, held, now, expiresAt)) {
+    if (!(await extendLease(sql, held, now, expiresAt))) {
       throw new DomainError('CLAIM_CONFLICT', 'The lease changed while renewing; check the item.');
     }
     const item: Item = { ...held, leaseExpiresAt: expiresAt, version: held.version + 1 };
-    appendEvent(sql, {
+    await appendEvent(sql, {
       type: 'LEASE_RENEWED',
       actor: held.claimedBy ?? actor.name,
       at: now,
@@ -141,12 +141,12 @@ export async function releaseLease(
   const token = validateToken(input.token);
   return deps.db.write(async (_tx, sql) => {
     const now = deps.clock.now();
-    const held = findActiveLease(sql, token, now, actor);
-    if (!clearLease(sql, held, now)) {
+    const held = await findActiveLease(sql, token, now, actor);
+    if (!(await clearLease(sql, held, now))) {
       throw new DomainError('CLAIM_CONFLICT', 'The lease changed while releasing; check the item.');
     }
     const item: Item = { ...held, leaseTokenHash: null, claimedBy: null, claimedAt: null, leaseExpiresAt: null, version: held.version + 1 };
-    appendEvent(sql, {
+    await appendEvent(sql, {
       type: 'LEASE_RELEASED',
       actor: held.claimedBy ?? actor.name,
       at: now,
@@ -163,10 +163,10 @@ export async function releaseLease(
  * write lets exactly one writer win, whichever process it runs in. Returns the item after it
  * (unchanged when someone else recorded it first).
  */
-export function recordLapse(sql: TxSql, item: Item, now: Date): Item {
-  if (!markLapseRecorded(sql, item, now)) return item;
+export async function recordLapse(sql: TxSql, item: Item, now: Date): Promise<Item> {
+  if (!(await markLapseRecorded(sql, item, now))) return item;
   const recorded: Item = { ...item, leaseExpiryRecorded: true, version: item.version + 1 };
-  appendEvent(sql, {
+  await appendEvent(sql, {
     type: 'LEASE_EXPIRED',
     actor: 'system',
     at: now,
@@ -182,8 +182,8 @@ export async function recordLapsedLeases(deps: ServiceDeps, limit = 200): Promis
   return deps.db.write(async (_tx, sql) => {
     const now = deps.clock.now();
     let recorded = 0;
-    for (const item of lapsedUnrecorded(sql, now, limit)) {
-      if (recordLapse(sql, item, now).leaseExpiryRecorded) recorded += 1;
+    for (const item of await lapsedUnrecorded(sql, now, limit)) {
+      if ((await recordLapse(sql, item, now)).leaseExpiryRecorded) recorded += 1;
     }
     return recorded;
   });

@@ -54,32 +54,30 @@ export interface ProposalStats extends ProposalCounts {
 
 type Int = number | bigint | null;
 
-/** SQLite hands integers back as numbers or bigints depending on their size and the driver. */
-const num = (value: Int | undefined): number => (value == null ? 0 : Number(value));
+/** Integers come back as numbers or bigints depending on the backend; times as epoch ms or Dates. */
+const num = (value: Int | Date | undefined): number => (value == null ? 0 : Number(value));
 
 export async function proposalCounts(deps: ServiceDeps): Promise<ProposalCounts> {
   const now = deps.clock.now();
   const at = now.getTime();
-  // Times are stored as milliseconds since the epoch (the adapter's unixepoch-ms format); the bounds
-  // are compared as createdAt against `now - age`, so the index serves them.
+  const ago = (ms: number) => new Date(at - ms);
+  // The bounds are compared as createdAt against `now - age`, so the index serves them.
   const [states, [pending]] = await Promise.all([
-    deps.db.read.$queryRawUnsafe<{ state: ProposalState; n: Int }[]>(
-      'SELECT "state" AS state, count(*) AS n FROM "Proposal" GROUP BY "state"',
-    ),
-    deps.db.read.$queryRawUnsafe<{ lt_1h: Int; h1_4: Int; h4_24: Int; gte_24h: Int; oldest: Int }[]>(
+    deps.db.query<{ state: ProposalState; n: Int }>('SELECT "state" AS state, count(*) AS n FROM "Proposal" GROUP BY "state"'),
+    deps.db.query<{ lt_1h: Int; h1_4: Int; h4_24: Int; gte_24h: Int; oldest: Int | Date }>(
       `SELECT
-         sum("createdAt" > ?) AS lt_1h,
-         sum("createdAt" <= ? AND "createdAt" > ?) AS h1_4,
-         sum("createdAt" <= ? AND "createdAt" > ?) AS h4_24,
-         sum("createdAt" <= ?) AS gte_24h,
+         count(*) FILTER (WHERE "createdAt" > ?) AS lt_1h,
+         count(*) FILTER (WHERE "createdAt" <= ? AND "createdAt" > ?) AS h1_4,
+         count(*) FILTER (WHERE "createdAt" <= ? AND "createdAt" > ?) AS h4_24,
+         count(*) FILTER (WHERE "createdAt" <= ?) AS gte_24h,
          min("createdAt") AS oldest
        FROM "Proposal" WHERE "state" = 'PENDING'`,
-      at - HOUR_MS,
-      at - HOUR_MS,
-      at - 4 * HOUR_MS,
-      at - 4 * HOUR_MS,
-      at - 24 * HOUR_MS,
-      at - 24 * HOUR_MS,
+      ago(HOUR_MS),
+      ago(HOUR_MS),
+      ago(4 * HOUR_MS),
+      ago(4 * HOUR_MS),
+      ago(24 * HOUR_MS),
+      ago(24 * HOUR_MS),
     ),
   ]);
   const byState = Object.fromEntries(Object.keys(PROPOSAL_STATES).map((state) => [state, 0])) as Record<ProposalState, number>;
@@ -105,9 +103,14 @@ export async function proposalCounts(deps: ServiceDeps): Promise<ProposalCounts>
  * wait. A revision approved only in part (waiting for more approvers) is not decided yet.
  */
 export async function proposalWaitTimes(deps: ServiceDeps): Promise<ProposalWaitTimes> {
-  const rows = await deps.db.read.$queryRawUnsafe<{ wait: Int; rank: Int; total: Int }[]>(
+  // Milliseconds between two times: SQLite stores epoch milliseconds, PostgreSQL subtracts to an interval.
+  const wait =
+    deps.db.dialect === 'postgresql'
+      ? `(extract(epoch FROM min(e."occurredAt") - p."createdAt") * 1000)::float8`
+      : `min(e."occurredAt") - p."createdAt"`;
+  const rows = await deps.db.query<{ wait: Int; rank: Int; total: Int }>(
     `WITH waits AS (
-       SELECT min(e."occurredAt") - p."createdAt" AS wait
+       SELECT ${wait} AS wait
        FROM "Proposal" p JOIN "Event" e ON e."proposalId" = p."id"
        WHERE (p."approvedAt" IS NOT NULL OR p."state" IN ('REJECTED', 'CHANGES_REQUESTED'))
          AND e."type" IN ('PROPOSAL_APPROVED', 'PROPOSAL_REJECTED', 'PROPOSAL_CHANGES_REQUESTED')
@@ -132,7 +135,7 @@ export async function proposalWaitTimes(deps: ServiceDeps): Promise<ProposalWait
 export async function proposalStats(deps: ServiceDeps): Promise<ProposalStats> {
   const [counts, [approved], waitTimes] = await Promise.all([
     proposalCounts(deps),
-    deps.db.read.$queryRawUnsafe<{ n: Int }[]>('SELECT count(*) AS n FROM "Proposal" WHERE "approvedAt" IS NOT NULL'),
+    deps.db.query<{ n: Int }>('SELECT count(*) AS n FROM "Proposal" WHERE "approvedAt" IS NOT NULL'),
     proposalWaitTimes(deps),
   ]);
   const { byState } = counts;

@@ -146,7 +146,7 @@ const SAME_CONTENT = [
 /** States after which the proposer may submit the next revision. */
 const REVISABLE: ReadonlySet<ProposalState> = new Set(['CHANGES_REQUESTED', 'STALE', 'EXPIRED', 'FAILED']);
 
-function proposalEvent(
+async function proposalEvent(
   sql: TxSql,
   proposal: Proposal,
   type: Parameters<typeof appendEvent>[1]['type'],
@@ -154,7 +154,7 @@ function proposalEvent(
   at: Date,
   details: EventDetails,
 ) {
-  appendEvent(sql, {
+  await appendEvent(sql, {
     type,
     actor,
     at,
@@ -218,7 +218,7 @@ export async function submitProposal(
     const proposal = await tx.proposal.create({
       data: { ...valid, previousId, proposedBy: actor.name, createdAt: now, approvalsRequired: policyOf(deps, valid.riskLevel).approvers },
     });
-    proposalEvent(sql, proposal, 'PROPOSAL_SUBMITTED', actor.name, now, {
+    await proposalEvent(sql, proposal, 'PROPOSAL_SUBMITTED', actor.name, now, {
       batchId: proposal.batchId,
       recordId: proposal.recordId,
       action: proposal.action,
@@ -265,7 +265,7 @@ async function markStale(
 ): Promise<Proposal> {
   const proposal = await move(tx, current, transition(current.state, 'MARK_STALE'), { ...NO_LEASE, stateReason: change.reason });
   const voided = await voidApprovals(tx, current.id, change.now, 'STALE');
-  proposalEvent(sql, proposal, 'PROPOSAL_STALE', change.actor.name, change.now, {
+  await proposalEvent(sql, proposal, 'PROPOSAL_STALE', change.actor.name, change.now, {
     from: current.state,
     reportedFingerprint: change.fingerprint,
     voidedApprovals: voided,
@@ -322,7 +322,10 @@ export async function claimProposal(
     });
     if (!candidate) return null;
     if (candidate.leaseTokenHash !== null && !candidate.leaseExpiryRecorded) {
-      proposalEvent(sql, candidate, 'PROPOSAL_LEASE_EXPIRED', 'system', now, { holder: candidate.claimedBy, kind: candidate.leaseKind });
+      await proposalEvent(sql, candidate, 'PROPOSAL_LEASE_EXPIRED', 'system', now, {
+        holder: candidate.claimedBy,
+        kind: candidate.leaseKind,
+      });
     }
     const claimed = await tx.proposal.updateMany({
       where: { id: candidate.id, version: candidate.version, state: 'PENDING' },
@@ -339,7 +342,7 @@ export async function claimProposal(
     });
     if (claimed.count !== 1) throw new DomainError('CLAIM_CONFLICT', 'The proposal was claimed by someone else; claim again.');
     const proposal = await loadForUpdate(tx, candidate.id);
-    proposalEvent(sql, proposal, 'PROPOSAL_LEASE_CLAIMED', actor.name, now, { holder: actor.name, leaseSeconds, kind: 'REVIEW' });
+    await proposalEvent(sql, proposal, 'PROPOSAL_LEASE_CLAIMED', actor.name, now, { holder: actor.name, leaseSeconds, kind: 'REVIEW' });
     return { proposal, token };
   });
 }
@@ -357,7 +360,11 @@ export async function renewProposalLease(
     const found = await tx.proposal.findUnique({ where: { leaseTokenHash: hash } });
     const held = await heldBy(tx, input.token, actor, now, found?.leaseKind === 'EXECUTION' ? 'EXECUTION' : 'REVIEW');
     const proposal = await move(tx, held, held.state, { leaseExpiresAt: leaseExpiry(now, leaseSeconds) });
-    proposalEvent(sql, proposal, 'PROPOSAL_LEASE_RENEWED', actor.name, now, { holder: held.claimedBy, leaseSeconds, kind: held.leaseKind });
+    await proposalEvent(sql, proposal, 'PROPOSAL_LEASE_RENEWED', actor.name, now, {
+      holder: held.claimedBy,
+      leaseSeconds,
+      kind: held.leaseKind,
+    });
     return proposal;
   });
 }
@@ -368,7 +375,7 @@ export async function releaseProposalLease(deps: ProposalDeps, actor: Actor, inp
     const now = deps.clock.now();
     const held = await heldBy(tx, input.token, actor, now, 'REVIEW');
     const proposal = await move(tx, held, held.state, NO_LEASE);
-    proposalEvent(sql, proposal, 'PROPOSAL_LEASE_RELEASED', actor.name, now, { holder: held.claimedBy });
+    await proposalEvent(sql, proposal, 'PROPOSAL_LEASE_RELEASED', actor.name, now, { holder: held.claimedBy });
     return proposal;
   });
 }
@@ -405,7 +412,7 @@ export async function reviewProposal(deps: ProposalDeps, actor: Actor, input: Re
       const operation: ProposalOperation = input.decision === 'REJECT' ? 'REJECT' : 'REQUEST_CHANGES';
       const proposal = await move(tx, held, transition(held.state, operation), { ...NO_LEASE, stateReason: reason });
       await voidApprovals(tx, held.id, now, operation);
-      proposalEvent(sql, proposal, operation === 'REJECT' ? 'PROPOSAL_REJECTED' : 'PROPOSAL_CHANGES_REQUESTED', actor.name, now, {
+      await proposalEvent(sql, proposal, operation === 'REJECT' ? 'PROPOSAL_REJECTED' : 'PROPOSAL_CHANGES_REQUESTED', actor.name, now, {
         from: held.state,
         reason,
       });
@@ -433,13 +440,13 @@ export async function reviewProposal(deps: ProposalDeps, actor: Actor, input: Re
           }
         : {};
     const proposal = await move(tx, held, to, { ...NO_LEASE, ...approved });
-    proposalEvent(sql, proposal, 'PROPOSAL_APPROVAL_RECORDED', actor.name, now, {
+    await proposalEvent(sql, proposal, 'PROPOSAL_APPROVAL_RECORDED', actor.name, now, {
       approver: actor.name,
       approvals,
       approvalsRequired: held.approvalsRequired,
     });
     if (to === 'APPROVED') {
-      proposalEvent(sql, proposal, 'PROPOSAL_APPROVED', actor.name, now, {
+      await proposalEvent(sql, proposal, 'PROPOSAL_APPROVED', actor.name, now, {
         approvals,
         approvalExpiresAt: proposal.approvalExpiresAt?.toISOString() ?? null,
         operationId: proposal.operationId,
@@ -464,7 +471,7 @@ export async function cancelProposal(
     }
     const proposal = await move(tx, current, transition(current.state, 'CANCEL'), { ...NO_LEASE, stateReason: reason });
     const voided = await voidApprovals(tx, current.id, now, 'CANCELLED');
-    proposalEvent(sql, proposal, 'PROPOSAL_CANCELLED', actor.name, now, { from: current.state, reason, voidedApprovals: voided });
+    await proposalEvent(sql, proposal, 'PROPOSAL_CANCELLED', actor.name, now, { from: current.state, reason, voidedApprovals: voided });
     return proposal;
   });
 }
@@ -483,7 +490,7 @@ export async function reportTargetState(
   const fingerprint = validateText(input.fingerprint, 'fingerprint', PROPOSAL_LIMITS.fingerprint);
   return deps.db.write(async (tx, sql) => {
     const now = deps.clock.now();
-    appendEvent(sql, {
+    await appendEvent(sql, {
       type: 'TARGET_STATE_REPORTED',
       actor: actor.name,
       at: now,
@@ -553,7 +560,7 @@ export async function claimExecution(
       leaseNumber: current.leaseNumber + 1,
       leaseExpiryRecorded: false,
     });
-    proposalEvent(sql, proposal, 'EXECUTION_CLAIMED', actor.name, now, {
+    await proposalEvent(sql, proposal, 'EXECUTION_CLAIMED', actor.name, now, {
       executor: actor.name,
       operationId: proposal.operationId,
       leaseSeconds,
@@ -593,7 +600,7 @@ export async function startExecutionAttempt(
         },
       );
       await voidApprovals(tx, held.id, now, 'EXPIRED');
-      proposalEvent(sql, proposal, 'PROPOSAL_EXPIRED', actor.name, now, { from: held.state, why: 'APPROVAL_VALIDITY' });
+      await proposalEvent(sql, proposal, 'PROPOSAL_EXPIRED', actor.name, now, { from: held.state, why: 'APPROVAL_VALIDITY' });
       return { proposal, attempt: null };
     }
     const open = await tx.executionAttempt.findFirst({ where: { proposalId: held.id, outcome: null } });
@@ -608,7 +615,7 @@ export async function startExecutionAttempt(
     const attempt = await tx.executionAttempt.create({
       data: { proposalId: held.id, operationId: held.operationId as string, number, executor: actor.name, correlationId, startedAt: now },
     });
-    proposalEvent(sql, held, 'EXECUTION_ATTEMPT_STARTED', actor.name, now, {
+    await proposalEvent(sql, held, 'EXECUTION_ATTEMPT_STARTED', actor.name, now, {
       attempt: number,
       operationId: held.operationId,
       correlationId,
@@ -671,7 +678,7 @@ export async function reportExecutionResult(
             : to === 'APPROVED'
               ? 'EXECUTION_RETURNED'
               : 'PROPOSAL_EXPIRED';
-    proposalEvent(sql, proposal, type, actor.name, now, {
+    await proposalEvent(sql, proposal, type, actor.name, now, {
       from: held.state,
       attempt: attempt?.number ?? null,
       outcome: input.outcome,
@@ -705,7 +712,7 @@ export async function reconcileProposal(
     });
     const proposal = await move(tx, current, to, { ...NO_LEASE, stateReason: evidence });
     if (to === 'STALE' || to === 'EXPIRED') await voidApprovals(tx, current.id, now, to);
-    proposalEvent(sql, proposal, 'PROPOSAL_RECONCILED', actor.name, now, { from: current.state, executed: input.executed, evidence });
+    await proposalEvent(sql, proposal, 'PROPOSAL_RECONCILED', actor.name, now, { from: current.state, executed: input.executed, evidence });
     return proposal;
   });
 }
@@ -732,7 +739,7 @@ export async function recordManualExecution(
     });
     const proposal = await move(tx, current, to, { ...NO_LEASE, stateReason: evidence });
     if (to !== 'EXECUTED') await voidApprovals(tx, current.id, now, to);
-    proposalEvent(
+    await proposalEvent(
       sql,
       proposal,
       to === 'EXECUTED' ? 'MANUAL_EXECUTION_RECORDED' : to === 'STALE' ? 'PROPOSAL_STALE' : 'PROPOSAL_EXPIRED',
@@ -774,7 +781,7 @@ export async function recordProposalDeadlines(deps: ProposalDeps, limit: number)
         stateReason: why === 'DEADLINE' ? 'The deadline passed.' : 'The approval expired before execution.',
       });
       await voidApprovals(tx, current.id, now, 'EXPIRED');
-      proposalEvent(sql, proposal, 'PROPOSAL_EXPIRED', 'system', now, { from: current.state, why });
+      await proposalEvent(sql, proposal, 'PROPOSAL_EXPIRED', 'system', now, { from: current.state, why });
       changed++;
     }
     // At most `limit` changes in all, so a caller can tell a full batch from the last one.
@@ -795,14 +802,14 @@ export async function recordProposalDeadlines(deps: ProposalDeps, limit: number)
           leaseExpiryRecorded: true,
           stateReason: `The execution lease of ${current.claimedBy} lapsed without a reported result.`,
         });
-        proposalEvent(sql, proposal, 'EXECUTION_OUTCOME_UNKNOWN', 'system', now, {
+        await proposalEvent(sql, proposal, 'EXECUTION_OUTCOME_UNKNOWN', 'system', now, {
           from: 'EXECUTING',
           why: 'EXECUTION_LEASE_LAPSED',
           executor: current.claimedBy,
         });
       } else {
         const proposal = await move(tx, current, current.state, { leaseExpiryRecorded: true });
-        proposalEvent(sql, proposal, 'PROPOSAL_LEASE_EXPIRED', 'system', now, { holder: current.claimedBy, kind: current.leaseKind });
+        await proposalEvent(sql, proposal, 'PROPOSAL_LEASE_EXPIRED', 'system', now, { holder: current.claimedBy, kind: current.leaseKind });
       }
       changed++;
     }

@@ -6,7 +6,7 @@ import type { Actor, ServiceDeps } from './context.js';
 /** Records that `actor` attempted `operation` and was refused with `error`. Its own transaction: the attempt's was rolled back. */
 export async function recordRefusal(deps: ServiceDeps, actor: Actor, operation: string, error: DomainError): Promise<void> {
   await deps.db.write(async (_tx, sql) => {
-    appendEvent(sql, {
+    await appendEvent(sql, {
       type: 'OPERATION_REFUSED',
       actor: actor.name,
       at: deps.clock.now(),

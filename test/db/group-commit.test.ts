@@ -18,22 +18,23 @@ describe('db.write group commit on a real file', () => {
       return 'first';
     });
     const versions: number[] = [];
-    const track = (sql: TxSql) => versions.push(Number(sql.all<{ data_version: number }>('PRAGMA data_version')[0]?.data_version));
+    const track = async (sql: TxSql) =>
+      versions.push(Number((await sql.all<{ data_version: number }>('PRAGMA data_version'))[0]?.data_version));
     const a = database.db.write(async (tx, sql) => {
-      track(sql);
+      await track(sql);
       await tx.category.create({ data: categoryRow('a') });
       order.push('a ran');
       return 'a';
     });
     const b = database.db.write(async (_tx, sql) => {
-      track(sql);
+      await track(sql);
       // A direct statement on the transaction's connection: rolled back with its savepoint too.
       sql.run('INSERT INTO "Category" ("name", "createdAt", "createdBy") VALUES (?, ?, ?)', 'b', Date.UTC(2026, 10, 30), 'test');
       order.push('b ran');
       throw new Error('b fails after writing');
     });
     const c = database.db.write(async (tx, sql) => {
-      track(sql);
+      await track(sql);
       await tx.category.create({ data: categoryRow('c') });
       order.push('c ran');
       return 'c';
@@ -62,7 +63,7 @@ describe('db.write group commit on a real file', () => {
       kept = sql;
       return sql.all('SELECT 1');
     });
-    expect(() => (kept as unknown as TxSql).all('SELECT 1')).toThrow(/transaction has ended/);
+    await expect((kept as unknown as TxSql).all('SELECT 1')).rejects.toThrow(/transaction has ended/);
   });
 });
 

@@ -349,7 +349,7 @@ describe('approval by distinct reviewers, never the proposer', () => {
 
   it('only one of two reviewers racing from two connections gets the lease, so a 1-approver proposal is approved once', async () => {
     const proposal = await t.submit();
-    const other = await openDatabase({ file: t.db.file, synchronous: 'NORMAL' });
+    const other = await openDatabase({ location: t.db.location, synchronous: 'NORMAL' });
     try {
       const claims = await Promise.all([
         claimProposal(t.deps, ALICE, {}),
@@ -686,7 +686,7 @@ describe('exactly-once execution', () => {
 
   it('two processes claiming the same approved proposal at once: exactly one winner', async () => {
     const proposal = await t.approved();
-    const other = await openDatabase({ file: t.db.file, synchronous: 'NORMAL' });
+    const other = await openDatabase({ location: t.db.location, synchronous: 'NORMAL' });
     try {
       const claims = await Promise.all([claimExecution(t.deps, WORKER, {}), claimExecution({ db: other, clock: t.clock }, WORKER2, {})]);
       const winners = claims.filter((claim) => claim !== null);
@@ -702,7 +702,7 @@ describe('exactly-once execution', () => {
   it('two processes draining a queue of approved proposals: every one claimed exactly once', async () => {
     const ids: number[] = [];
     for (let index = 0; index < 6; index++) ids.push((await t.approved({ recordId: `sku-${index}`, targetId: `sku-${index}` })).id);
-    const other = await openDatabase({ file: t.db.file, synchronous: 'NORMAL' });
+    const other = await openDatabase({ location: t.db.location, synchronous: 'NORMAL' });
     try {
       const drain = async (deps: ProposalDeps, executor: Actor) => {
         const taken: number[] = [];

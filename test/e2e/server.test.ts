@@ -8,7 +8,7 @@ import path from 'node:path';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.js';
-import { ConfigError, databaseFileFromUrl, loadConfig } from '../../src/config.js';
+import { ConfigError, databaseFileFromUrl, loadConfig, redactDatabaseUrl } from '../../src/config.js';
 import { type Database, openDatabase } from '../../src/db/client.js';
 import { ManualClock } from '../../src/domain/clock.js';
 import { createLogger } from '../../src/logger.js';
@@ -251,7 +251,14 @@ describe('an invalid configuration', () => {
   it('loadConfig: documented defaults, DATABASE_URL resolution, and clear errors', () => {
     const config = loadConfig({});
     expect(config).toMatchObject({ host: '127.0.0.1', port: 4000, logLevel: 'info', graphiql: true });
-    expect(config.databaseFile).toBe(path.resolve(process.cwd(), 'data', 'leasehold.db'));
+    expect(config.database).toEqual({ dialect: 'sqlite', file: path.resolve(process.cwd(), 'data', 'leasehold.db') });
+    expect(loadConfig({ DATABASE_URL: 'postgresql://u:secret@db.internal:5432/leasehold' }).database).toEqual({
+      dialect: 'postgresql',
+      url: 'postgresql://u:secret@db.internal:5432/leasehold',
+    });
+    expect(loadConfig({ DATABASE_URL: 'postgres://db/leasehold' }).database.dialect).toBe('postgresql');
+    expect(() => loadConfig({ DATABASE_URL: 'postgresql://u:p@[bad' })).toThrow(/not a valid PostgreSQL URL/);
+    expect(redactDatabaseUrl('postgresql://u:secret@db:5432/leasehold?password=also&sslmode=require')).not.toMatch(/secret|also/);
     expect(databaseFileFromUrl('file:./data/leasehold.db', '/srv/leasehold')).toBe('/srv/leasehold/data/leasehold.db');
     expect(databaseFileFromUrl('file:/var/lib/l.db?mode=rwc', '/srv')).toBe('/var/lib/l.db');
     expect(databaseFileFromUrl('relative.db', '/srv')).toBe('/srv/relative.db');

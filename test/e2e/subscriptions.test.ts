@@ -9,7 +9,6 @@
 import Database from 'better-sqlite3';
 import type { GraphQLError, GraphQLFormattedError } from 'graphql';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { EventTail } from '../../src/db/event-tail.js';
 import { EventFeed, type FeedEvent } from '../../src/events/feed.js';
 import { eventStream } from '../../src/events/streams.js';
 import { createLogger } from '../../src/logger.js';
@@ -1019,16 +1018,16 @@ describe('slow subscribers', () => {
 
   it('a stream that stops reading is cut off with SUBSCRIBER_TOO_SLOW and `after`, without holding up the others', async () => {
     // The stream API in this process, on the server's file: a feed of our own, woken by the server's commits too.
-    const tail = new EventTail(server.file);
+    const tail = await server.db.openTail();
     const feed = new EventFeed(tail, createLogger('silent'));
-    feed.start();
+    await feed.start();
     const unwake = server.db.onCommit(() => feed.wake());
     try {
       const start = feed.sequence;
       const everything = () => true;
-      const slow = eventStream(feed, tail, { filter: everything, maxBuffered: 10 });
-      const patient = eventStream(feed, tail, { filter: everything, maxBuffered: 1_000 });
-      const fast = eventStream(feed, tail, { filter: everything, maxBuffered: 10 });
+      const slow = await eventStream(feed, tail, { filter: everything, maxBuffered: 10 });
+      const patient = await eventStream(feed, tail, { filter: everything, maxBuffered: 1_000 });
+      const fast = await eventStream(feed, tail, { filter: everything, maxBuffered: 10 });
       const fastGot: number[] = [];
       const reading = (async () => {
         for await (const event of fast) {
@@ -1056,7 +1055,7 @@ describe('slow subscribers', () => {
       await patient.return?.();
 
       // Resuming from the error's `after` gives everything it missed, then live.
-      const resumed = eventStream(feed, tail, { after: error?.extensions.after as number, filter: everything });
+      const resumed = await eventStream(feed, tail, { after: error?.extensions.after as number, filter: everything });
       const got: number[] = [];
       for (let n = 0; n < 40; n++) got.push(((await resumed.next()).value as FeedEvent).id);
       expect(got).toEqual(range(start + 1, start + 40));
@@ -1067,7 +1066,7 @@ describe('slow subscribers', () => {
     } finally {
       unwake();
       feed.stop();
-      tail.close();
+      await tail.close();
     }
   });
 

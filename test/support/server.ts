@@ -1,16 +1,15 @@
-// Starts the real app (HTTP server, SQLite file, injected clock) for a test file.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
+// Starts the real app (HTTP server, a database of this run's backend, injected clock) for a test file.
 import { Writable } from 'node:stream';
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 import { print } from 'graphql';
 import { type AppOptions, createApp } from '../../src/app.js';
+import type { DatabaseLocation } from '../../src/config.js';
 import { type Database, openDatabase } from '../../src/db/client.js';
 import type { Role } from '../../src/domain/access.js';
 import { ManualClock } from '../../src/domain/clock.js';
 import { createLogger } from '../../src/logger.js';
 import { createApiKey } from '../../src/services/api-keys.js';
+import { type TestDatabase, testDatabase } from './database.js';
 
 type Gql = <TResult, TVariables>(
   document: TypedDocumentNode<TResult, TVariables>,
@@ -31,7 +30,10 @@ export interface TestServer {
   url: string;
   clock: ManualClock;
   db: Database;
+  /** The SQLite file; '' on PostgreSQL (use databaseUrl). */
   file: string;
+  /** DATABASE_URL for another process on the same database. */
+  databaseUrl: string;
   /** Every log line the server wrote, raw. */
   logs: string[];
   /** Runs an operation as the principal "setup" (ADMIN and PROPOSER: sets up categories, adds items). */
@@ -46,10 +48,7 @@ export interface TestServer {
   stop(): Promise<void>;
 }
 
-export function tempDatabaseFile(): { file: string; cleanup(): void } {
-  const dir = mkdtempSync(path.join(tmpdir(), 'leasehold-test-'));
-  return { file: path.join(dir, 'test.db'), cleanup: () => rmSync(dir, { recursive: true, force: true }) };
-}
+export { tempDatabaseFile } from './database.js';
 
 export async function postGraphQL(
   url: string,
@@ -65,10 +64,14 @@ export async function postGraphQL(
 }
 
 export async function startTestServer(
-  options: { file?: string; start?: number; config?: Partial<AppOptions['config']> } = {},
+  options: { file?: string; database?: TestDatabase; start?: number; config?: Partial<AppOptions['config']> } = {},
 ): Promise<TestServer> {
-  const temp = options.file ? null : tempDatabaseFile();
-  const file = options.file ?? (temp as { file: string }).file;
+  // A database of its own on this run's backend, unless the test brings one (or a SQLite file).
+  const own = options.file || options.database ? null : await testDatabase();
+  const database = options.database ?? own;
+  const location: DatabaseLocation = options.file ? { dialect: 'sqlite', file: options.file } : (database as TestDatabase).location;
+  const file = location.dialect === 'sqlite' ? location.file : '';
+  const databaseUrl = location.dialect === 'sqlite' ? `file:${location.file}` : location.url;
   const clock = new ManualClock(options.start ?? Date.UTC(2026, 10, 30, 9, 0, 0));
   const logs: string[] = [];
   const sink = new Writable({
@@ -77,7 +80,7 @@ export async function startTestServer(
       done();
     },
   });
-  const db = await openDatabase({ file, synchronous: 'NORMAL' });
+  const db = await openDatabase({ location, synchronous: 'NORMAL' });
   const app = createApp({
     db,
     clock,
@@ -111,6 +114,7 @@ export async function startTestServer(
     clock,
     db,
     file,
+    databaseUrl,
     logs,
     async gql(document, variables, headers) {
       return (await as('setup', ['ADMIN', 'PROPOSER'])).gql(document, variables, headers);
@@ -119,7 +123,7 @@ export async function startTestServer(
     settle: () => app.live.settled(),
     async stop() {
       await app.stop();
-      temp?.cleanup();
+      await own?.cleanup();
     },
   };
 }

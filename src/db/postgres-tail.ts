@@ -1,0 +1,164 @@
+// The event tail on PostgreSQL: one connection of its own that LISTENs on `leasehold_events`. A
+// statement-level trigger on "Event" notifies that channel, and PostgreSQL delivers notifications
+// only when the inserting transaction commits, so a notification means "there are new rows to
+// read", never rows that may still roll back. The rows themselves are always read from the table,
+// after the last sequence delivered: a missed or merged notification costs latency, never an event.
+import pg from 'pg';
+import type { Event, Item } from './client.js';
+import { type EventRow, type EventTail, eventFromRow, type QueueStatsRow } from './event-tail.js';
+import { date, type ItemRow, toItem } from './item-store.js';
+
+export const EVENTS_CHANNEL = 'leasehold_events';
+
+/** `timestamp(3)` columns hold UTC wall time (Prisma's convention); pg would read them as local time. */
+const TIMESTAMP_OID = 1114;
+const types = {
+  getTypeParser(oid: number, format?: 'text' | 'binary') {
+    if (oid === TIMESTAMP_OID) return (value: string) => new Date(`${value.replace(' ', 'T')}Z`);
+    return pg.types.getTypeParser(oid, format);
+  },
+} as pg.CustomTypesConfig;
+
+const QUERIES = {
+  after: 'SELECT * FROM "Event" WHERE "id" > $1 ORDER BY "id" LIMIT $2',
+  lastId: 'SELECT coalesce(max("id"), 0)::int AS "id" FROM "Event"',
+  items: 'SELECT * FROM "Item" WHERE "id" = ANY($1::int[])',
+  nextExpiry: `SELECT "leaseExpiresAt" FROM "Item"
+    WHERE "leaseExpiryRecorded" = FALSE AND "leaseExpiresAt" IS NOT NULL
+    ORDER BY "leaseExpiresAt" LIMIT 1`,
+  stats: `SELECT
+      count(*) FILTER (WHERE "status" = 'PENDING')::int AS pending,
+      count(*) FILTER (WHERE "status" = 'ACCEPTED')::int AS accepted,
+      count(*) FILTER (WHERE "status" = 'CORRECTED')::int AS corrected,
+      count(*) FILTER (WHERE "status" = 'REJECTED')::int AS rejected,
+      count(*) FILTER (WHERE "status" = 'PENDING' AND "leaseTokenHash" IS NULL)::int AS unclaimed,
+      count(*) FILTER (WHERE "status" = 'PENDING' AND "leaseExpiresAt" > $1)::int AS active,
+      count(*) FILTER (WHERE "status" = 'PENDING' AND "leaseTokenHash" IS NOT NULL AND "leaseExpiresAt" <= $1)::int AS expired,
+      min("createdAt") FILTER (WHERE "status" = 'PENDING') AS "oldestPendingCreatedAt"
+    FROM "Item"`,
+  byTokenHash: 'SELECT * FROM "Item" WHERE "leaseTokenHash" = $1',
+} as const;
+
+/** Longest wait before reconnecting a lost LISTEN connection. */
+const MAX_RECONNECT_DELAY_MS = 5_000;
+
+export class PostgresEventTail implements EventTail {
+  private client: pg.Client | null = null;
+  private connecting: Promise<pg.Client> | null = null;
+  /** Set by a notification (or a reconnect, which may have missed some); cleared by `changed()`. */
+  private dirty = false;
+  private closed = false;
+  private reconnectDelayMs = 100;
+  private reconnectTimer: NodeJS.Timeout | null = null;
+
+  private constructor(private readonly url: string) {}
+
+  static async open(url: string): Promise<PostgresEventTail> {
+    const tail = new PostgresEventTail(url);
+    await tail.connection();
+    tail.dirty = false;
+    return tail;
+  }
+
+  changed(): boolean {
+    const dirty = this.dirty;
+    this.dirty = false;
+    return dirty;
+  }
+
+  /** The live connection, opening (and LISTENing on) a new one if the last was lost. */
+  private connection(): Promise<pg.Client> {
+    if (this.client) return Promise.resolve(this.client);
+    this.connecting ??= (async () => {
+      const client = new pg.Client({ connectionString: this.url, types, application_name: 'leasehold-tail' });
+      client.on('notification', () => {
+        this.dirty = true;
+      });
+      client.on('error', () => this.lost(client));
+      client.on('end', () => this.lost(client));
+      try {
+        await client.connect();
+        await client.query(`LISTEN ${EVENTS_CHANNEL}`);
+      } catch (error) {
+        client.removeAllListeners('end');
+        await client.end().catch(() => {});
+        throw error;
+      } finally {
+        this.connecting = null;
+      }
+      this.client = client;
+      this.reconnectDelayMs = 100;
+      // Whatever committed while there was no LISTEN connection was not notified: look again.
+      this.dirty = true;
+      return client;
+    })();
+    return this.connecting;
+  }
+
+  private lost(client: pg.Client): void {
+    if (this.client !== client) return;
+    this.client = null;
+    client.removeAllListeners('end');
+    client.end().catch(() => {});
+    if (this.closed || this.reconnectTimer) return;
+    // Reconnect in the background, so notifications resume even when nobody queries meanwhile.
+    const retry = () => {
+      this.reconnectTimer = null;
+      if (this.closed) return;
+      this.connection().catch(() => {
+        this.reconnectDelayMs = Math.min(this.reconnectDelayMs * 2, MAX_RECONNECT_DELAY_MS);
+        this.reconnectTimer = setTimeout(retry, this.reconnectDelayMs);
+        this.reconnectTimer.unref();
+      });
+    };
+    this.reconnectTimer = setTimeout(retry, this.reconnectDelayMs);
+    this.reconnectTimer.unref();
+  }
+
+  private async rows<Row>(name: keyof typeof QUERIES, values: unknown[] = []): Promise<Row[]> {
+    const client = await this.connection();
+    const result = await client.query({ name, text: QUERIES[name], values });
+    return result.rows as Row[];
+  }
+
+  async latestSequence(): Promise<number> {
+    const [row] = await this.rows<{ id: number }>('lastId');
+    return row?.id ?? 0;
+  }
+
+  async eventsAfter(sequence: number, limit: number): Promise<Event[]> {
+    return (await this.rows<EventRow>('after', [sequence, limit])).map(eventFromRow);
+  }
+
+  async itemsById(ids: readonly number[]): Promise<Map<number, Item>> {
+    const rows = ids.length === 0 ? [] : await this.rows<ItemRow>('items', [ids]);
+    return new Map(rows.map((row) => [row.id, toItem(row)]));
+  }
+
+  async queueStats(now: Date): Promise<QueueStatsRow> {
+    const [row] = await this.rows<QueueStatsRow>('stats', [now]);
+    if (!row) throw new Error('The queue statistics query returned no row.');
+    return row;
+  }
+
+  async itemByLeaseTokenHash(tokenHash: string): Promise<Item | null> {
+    const [row] = await this.rows<ItemRow>('byTokenHash', [tokenHash]);
+    return row ? toItem(row) : null;
+  }
+
+  async nextUnrecordedExpiry(): Promise<Date | null> {
+    const [row] = await this.rows<{ leaseExpiresAt: Date }>('nextExpiry');
+    return date(row?.leaseExpiresAt ?? null);
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
+    const client = this.client ?? (await this.connecting?.catch(() => null)) ?? null;
+    this.client = null;
+    if (client) {
+      client.removeAllListeners('end');
+      await client.end().catch(() => {});
+    }
+  }
+}

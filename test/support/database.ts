@@ -1,0 +1,89 @@
+// The database a test runs on. `npm test` runs every file twice: once on SQLite (a temp file) and once
+// on PostgreSQL (a fresh database cloned from a migrated template), chosen by LEASEHOLD_TEST_BACKEND,
+// which vitest.config.ts sets per project. See test/support/postgres-setup.ts.
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import type { DatabaseLocation } from '../../src/config.js';
+
+export type Backend = DatabaseLocation['dialect'];
+
+export const BACKEND: Backend = process.env.LEASEHOLD_TEST_BACKEND === 'postgresql' ? 'postgresql' : 'sqlite';
+
+/** The database every test database is cloned from (migrated once per run by the global setup). */
+export const TEMPLATE_DATABASE = 'leasehold_test_template';
+
+export interface TestDatabase {
+  location: DatabaseLocation;
+  /** DATABASE_URL for a child process (a server or the bench) on the same database. */
+  url: string;
+  /** Drops the database (PostgreSQL) or deletes the file and its directory (SQLite). */
+  cleanup(): Promise<void>;
+}
+
+export function adminUrl(): string {
+  const url = process.env.LEASEHOLD_TEST_POSTGRES_URL;
+  if (!url) throw new Error('LEASEHOLD_TEST_POSTGRES_URL is not set: the PostgreSQL tests need a server (see README, Tests).');
+  return url;
+}
+
+export function databaseUrl(admin: string, name: string): string {
+  const url = new URL(admin);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+/** Runs `work` on a short-lived connection to the server's admin database. */
+export async function withAdmin<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: adminUrl() });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
+
+/** A fresh, migrated PostgreSQL database of its own. */
+export async function createPostgresDatabase(): Promise<TestDatabase> {
+  const name = `leasehold_test_${randomBytes(6).toString('hex')}`;
+  // CREATE DATABASE … TEMPLATE fails while another session is connected to the template; clones are
+  // made one at a time per process and retried when another worker is cloning.
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await withAdmin((client) => client.query(`CREATE DATABASE "${name}" TEMPLATE "${TEMPLATE_DATABASE}"`));
+      break;
+    } catch (error) {
+      if (attempt >= 50 || !/being accessed by other users/.test(String(error))) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 20 + Math.random() * 80));
+    }
+  }
+  const url = databaseUrl(adminUrl(), name);
+  return {
+    location: { dialect: 'postgresql', url },
+    url,
+    cleanup: () => dropPostgresDatabase(name),
+  };
+}
+
+export async function dropPostgresDatabase(name: string): Promise<void> {
+  await withAdmin((client) => client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`));
+}
+
+export function tempDatabaseFile(): { file: string; cleanup(): void } {
+  const dir = mkdtempSync(path.join(tmpdir(), 'leasehold-test-'));
+  return { file: path.join(dir, 'test.db'), cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** A fresh database on this run's backend. */
+export async function testDatabase(): Promise<TestDatabase> {
+  if (BACKEND === 'postgresql') return createPostgresDatabase();
+  const temp = tempDatabaseFile();
+  return {
+    location: { dialect: 'sqlite', file: temp.file },
+    url: `file:${temp.file}`,
+    cleanup: async () => temp.cleanup(),
+  };
+}
