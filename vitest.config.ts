@@ -14,7 +14,7 @@ export const SQLITE_ONLY = [
   'test/cli/**',
 ];
 /** Files about PostgreSQL itself. */
-export const POSTGRES_ONLY = ['test/db/migrations-postgres.test.ts'];
+export const POSTGRES_ONLY = ['test/db/migrations-postgres.test.ts', 'test/db/database-clock.test.ts'];
 
 /** The PostgreSQL project runs when a server is given (CI starts one: see .ci/run and the README). */
 const postgres = process.env.LEASEHOLD_TEST_POSTGRES_URL;

@@ -147,10 +147,16 @@ export interface FanOutOptions {
   proposer: BenchKey;
   groups: SubscriberGroup[];
   rounds: Round[];
-  databaseFile: string;
+  /** Where the events are read back from (see sqliteHistory; bench/postgres.ts has PostgreSQL's). */
+  history: EventHistory;
   category: string;
   /** Server processes whose CPU time is reported. */
   servers: { label: string; pid: number }[];
+  /**
+   * CPU (ms) used so far by a database server serving these servers (PostgreSQL), counted apart from
+   * the other processes; none for SQLite, which runs inside the servers.
+   */
+  databaseCpuMs?: () => Promise<number>;
   /** Longest wait, after the last mutation, for every subscriber to have every event. */
   drainTimeoutMs: number;
   log: (message: string) => void;
@@ -207,8 +213,10 @@ export interface RoundResult extends Round {
   groups: GroupResult[];
   /** Server CPU over the delivery window, as a share of one core, and per delivery (µs). */
   serverCpu: { label: string; share: number; perDeliveryUs: number }[];
-  /** CPU used by everything else on the machine (not the servers, the subscriber workers or the bench), as a share of one core. */
+  /** CPU used by everything else on the machine (not the servers, the database server, the subscriber workers or the bench), as a share of one core. */
   otherCpu: number;
+  /** CPU of the database server (databaseCpuMs) over the delivery window, as a share of one core; NaN without one. */
+  databaseCpu: number;
 }
 
 export interface FanOutResult {
@@ -220,7 +228,8 @@ export interface FanOutResult {
   rounds: RoundResult[];
 }
 
-interface EventRow {
+/** An event as the fan-out reads it back: occurredAt in ms since the epoch, and the item's natural key. */
+export interface EventRow {
   id: number;
   occurredAt: number;
   type: string;
@@ -228,27 +237,37 @@ interface EventRow {
   recordId: string | null;
 }
 
-function latestSequence(file: string): number {
-  const db = new Database(file, { readonly: true, fileMustExist: true });
-  try {
-    return (db.prepare('SELECT coalesce(max("id"), 0) AS n FROM "Event"').get() as { n: number }).n;
-  } finally {
-    db.close();
-  }
+/** The history the fan-out checks deliveries against, read straight from the database. */
+export interface EventHistory {
+  /** The highest event id committed so far (0 when none). */
+  latestSequence(): Promise<number>;
+  /** Events with after < id ≤ upTo, in id order. */
+  eventsBetween(after: number, upTo: number): Promise<EventRow[]>;
 }
 
-function eventsBetween(file: string, after: number, upTo: number): EventRow[] {
-  const db = new Database(file, { readonly: true, fileMustExist: true });
-  try {
-    return db
-      .prepare(
-        `SELECT e."id", e."occurredAt", e."type", i."batchId", i."recordId" FROM "Event" e LEFT JOIN "Item" i ON i."id" = e."itemId"
-         WHERE e."id" > ? AND e."id" <= ? ORDER BY e."id"`,
-      )
-      .all(after, upTo) as EventRow[];
-  } finally {
-    db.close();
-  }
+/** The history of a SQLite file, each read on a read-only connection of its own. */
+export function sqliteHistory(file: string): EventHistory {
+  const withFile = <T>(work: (db: Database.Database) => T): Promise<T> => {
+    const db = new Database(file, { readonly: true, fileMustExist: true });
+    try {
+      return Promise.resolve(work(db));
+    } finally {
+      db.close();
+    }
+  };
+  return {
+    latestSequence: () => withFile((db) => (db.prepare('SELECT coalesce(max("id"), 0) AS n FROM "Event"').get() as { n: number }).n),
+    eventsBetween: (after, upTo) =>
+      withFile(
+        (db) =>
+          db
+            .prepare(
+              `SELECT e."id", e."occurredAt", e."type", i."batchId", i."recordId" FROM "Event" e LEFT JOIN "Item" i ON i."id" = e."itemId"
+               WHERE e."id" > ? AND e."id" <= ? ORDER BY e."id"`,
+            )
+            .all(after, upTo) as EventRow[],
+      ),
+  };
 }
 
 const mean = (values: number[]) => (values.length === 0 ? Number.NaN : values.reduce((sum, value) => sum + value, 0) / values.length);
@@ -322,7 +341,7 @@ export async function measureFanOut(options: FanOutOptions): Promise<FanOutResul
         if (seen === total) break;
         if (Date.now() > warmDeadline) throw new Error(`only ${seen} of ${total} subscribers received a warm-up event in 60 s`);
       }
-      const start = latestSequence(options.databaseFile);
+      const start = await options.history.latestSequence();
       while ((await statuses()).some((status) => status.lowestHighest < start)) {
         if (Date.now() > warmDeadline) throw new Error('subscribers did not catch up with the warm-up events in 60 s');
         await sleep(50);
@@ -332,6 +351,7 @@ export async function measureFanOut(options: FanOutOptions): Promise<FanOutResul
       // Measure.
       await Promise.all(everyWorker().map((worker) => worker.request({ kind: 'measure' })));
       const cpuBefore = options.servers.map((server) => processCpuMs(server.pid));
+      const databaseBefore = options.databaseCpuMs ? await options.databaseCpuMs() : Number.NaN;
       const busyBefore = machineBusyMs();
       const benchBefore = process.cpuUsage();
       const firstSent = Date.now();
@@ -351,7 +371,7 @@ export async function measureFanOut(options: FanOutOptions): Promise<FanOutResul
       }
       await Promise.all(inFlight);
       const lastAck = Date.now();
-      const end = latestSequence(options.databaseFile);
+      const end = await options.history.latestSequence();
       const drainDeadline = lastAck + options.drainTimeoutMs;
       let drained = false;
       for (;;) {
@@ -364,6 +384,7 @@ export async function measureFanOut(options: FanOutOptions): Promise<FanOutResul
       }
       const deliveredAt = Date.now();
       const cpuAfter = options.servers.map((server) => processCpuMs(server.pid));
+      const databaseMs = options.databaseCpuMs ? (await options.databaseCpuMs()) - databaseBefore : Number.NaN;
       const busyMs = machineBusyMs() - busyBefore;
       const bench = process.cpuUsage(benchBefore);
       const windowMs = deliveredAt - firstSent;
@@ -377,7 +398,7 @@ export async function measureFanOut(options: FanOutOptions): Promise<FanOutResul
 
       // Which events were measured, and the mutation behind each, by its record id (commit order
       // need not be send order).
-      const rows = eventsBetween(options.databaseFile, start, end);
+      const rows = await options.history.eventsBetween(start, end);
       const mutationOf = rows.map((row) =>
         row.type === 'ITEM_ADDED' && row.batchId === batchId && row.recordId?.startsWith('e') ? Number(row.recordId.slice(1)) : -1,
       );
@@ -394,7 +415,7 @@ export async function measureFanOut(options: FanOutOptions): Promise<FanOutResul
       const deliveries = groups.reduce((sum, group) => sum + group.delivered, 0);
       const serverMs = options.servers.reduce((sum, _, index) => sum + (cpuAfter[index] as number) - (cpuBefore[index] as number), 0);
       const workerMs = results.reduce((sum, result) => sum + result.cpuMs, 0);
-      const otherMs = busyMs - serverMs - workerMs - (bench.user + bench.system) / 1000;
+      const otherMs = busyMs - serverMs - (Number.isFinite(databaseMs) ? databaseMs : 0) - workerMs - (bench.user + bench.system) / 1000;
       const result: RoundResult = {
         ...round,
         matchedEvents: matched ? rows.length : 0,
@@ -409,6 +430,7 @@ export async function measureFanOut(options: FanOutOptions): Promise<FanOutResul
           return { label: server.label, share: cpuMs / windowMs, perDeliveryUs: (cpuMs * 1000) / deliveries };
         }),
         otherCpu: Math.max(0, otherMs) / windowMs,
+        databaseCpu: databaseMs / windowMs,
       };
       rounds.push(result);
       log(

@@ -1,6 +1,7 @@
 // API keys for the servers under benchmark: made in the database file through the real key service
 // (as an administrator would) before the server starts, so no server prints a first-run key and every
 // principal is known up front. Every request and WebSocket connection of the bench carries one.
+import type { DatabaseLocation } from '../src/config.js';
 import { openDatabase } from '../src/db/client.js';
 import type { Role } from '../src/domain/access.js';
 import { systemClock } from '../src/domain/clock.js';
@@ -16,9 +17,13 @@ export interface BenchKey {
 /** Keys made at once; more would only wait for the one writer. */
 const PARALLEL = 100;
 
-/** One key per principal, in `file` (created and migrated if new); returned in the order asked for. */
-export async function makeKeys(file: string, principals: readonly { name: string; roles: Role[] }[]): Promise<BenchKey[]> {
-  const db = await openDatabase({ file, synchronous: 'NORMAL' });
+/**
+ * One key per principal, in `where` (a SQLite file, or a database location; created and migrated if
+ * new); returned in the order asked for.
+ */
+export async function makeKeys(where: string | DatabaseLocation, principals: readonly { name: string; roles: Role[] }[]): Promise<BenchKey[]> {
+  const location: DatabaseLocation = typeof where === 'string' ? { dialect: 'sqlite', file: where } : where;
+  const db = await openDatabase({ location, synchronous: 'NORMAL' });
   try {
     const keys: BenchKey[] = [];
     for (let first = 0; first < principals.length; first += PARALLEL) {

@@ -7,7 +7,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { loadConfig } from '../src/config.js';
 import { type ExpiryResult, measureExpiry } from './expiry.js';
-import { type FanOutResult, measureFanOut, type Round } from './fanout.js';
+import { type FanOutResult, measureFanOut, type Round, sqliteHistory } from './fanout.js';
 import { type BenchKey, keysNamed, makeKeys, principals } from './keys.js';
 import { seedCategories } from './load.js';
 import type { Verification } from './report.js';
@@ -177,7 +177,7 @@ export async function runLive(
         },
       ],
       rounds,
-      databaseFile: file,
+      history: sqliteHistory(file),
       category: CATEGORY,
       servers: [{ label: 'A', pid: a.pid }],
       drainTimeoutMs: options.quick ? 15_000 : 60_000,
@@ -199,7 +199,7 @@ export async function runLive(
         { label: 'server A (same process)', port: a.port, count: options.crossSubscribers, keys: named(onA), workers: 1 },
       ],
       rounds,
-      databaseFile: file,
+      history: sqliteHistory(file),
       category: CATEGORY,
       servers: [
         { label: 'A', pid: a.pid },

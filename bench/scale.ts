@@ -5,7 +5,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import Database from 'better-sqlite3';
 import { NEXT_CLAIMABLE_QUERIES } from '../src/db/item-store.js';
-import { type FanOutResult, machineBusyMs, measureFanOut, processCpuMs } from './fanout.js';
+import { type FanOutResult, machineBusyMs, measureFanOut, processCpuMs, sqliteHistory } from './fanout.js';
 import { type BenchKey, keysNamed, makeKeys, principals } from './keys.js';
 import { fanOutChecks } from './live.js';
 import { countedCycles, type ErrorCounts, noErrors, type SeedState, seedItems, totalErrors } from './load.js';
@@ -336,7 +336,7 @@ export async function runScale(
         },
       ],
       rounds: [{ events: options.burst, intervalMs: 5, openLoop: true }],
-      databaseFile: large.file,
+      history: sqliteHistory(large.file),
       category: CATEGORY,
       servers: [{ label: large.label, pid: server.pid }],
       drainTimeoutMs: options.quick ? 15_000 : 60_000,

@@ -35,12 +35,12 @@ export function freePort(): Promise<number> {
 export const SERVER_POLICY =
   'RATE_LIMIT_PER_SECOND=0 (the per-principal mutation rate limit is off: the benchmark measures the service, not the policy), BOOTSTRAP_ADMIN_KEY=false (keys are made in the file beforehand)';
 
-export interface ServerOptions {
-  databaseFile: string;
+/** Where a server keeps its data: a SQLite file, or (`databaseUrl`) a PostgreSQL database. */
+export type ServerOptions = ({ databaseFile: string } | { databaseUrl: string }) & {
   synchronous: 'NORMAL' | 'FULL';
   /** Extra node flags, e.g. --cpu-prof. */
   nodeFlags?: string[];
-}
+};
 
 export interface RunningServer {
   port: number;
@@ -60,7 +60,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       NODE_ENV: 'production',
       HOST: '127.0.0.1',
       PORT: String(port),
-      DATABASE_URL: `file:${options.databaseFile}`,
+      DATABASE_URL: 'databaseUrl' in options ? options.databaseUrl : `file:${options.databaseFile}`,
       LOG_LEVEL: 'warn',
       SQLITE_SYNCHRONOUS: options.synchronous,
       GRAPHIQL: 'false',

@@ -3,6 +3,7 @@ import { pino } from 'pino';
 import { createApp } from './app.js';
 import { ConfigError, describeDatabase, loadConfig } from './config.js';
 import { openDatabase } from './db/client.js';
+import { databaseClock } from './db/database-clock.js';
 import { systemClock } from './domain/clock.js';
 import { firstRunBanner } from './first-run.js';
 import { createLogger } from './logger.js';
@@ -23,8 +24,10 @@ async function main(): Promise<void> {
     busyTimeoutMs: config.busyTimeoutMs,
     synchronous: config.synchronous,
   });
-  const firstKey = config.bootstrapAdminKey ? await bootstrapAdminKey({ db, clock: systemClock }) : null;
-  const app = createApp({ db, clock: systemClock, config, logger });
+  // Several instances on PostgreSQL share one clock: the database server's.
+  const clock = db.dialect === 'postgresql' ? await databaseClock(db, logger) : systemClock;
+  const firstKey = config.bootstrapAdminKey ? await bootstrapAdminKey({ db, clock }) : null;
+  const app = createApp({ db, clock, config, logger });
   const url = await app.start();
   logger.info({ url: `${url}/graphql`, database: describeDatabase(config.database) }, `Leasehold is listening; GraphiQL at ${url}/graphql`);
   if (firstKey) {

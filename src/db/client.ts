@@ -82,6 +82,9 @@ const TAKE_WRITE_LOCK = 'UPDATE "Category" SET "name" = "name" WHERE 0';
  */
 export const POSTGRES_WRITE_LOCK = 'SELECT pg_advisory_xact_lock(7415620002)';
 
+/** Longest a PostgreSQL write transaction may sit idle (waiting on its process) before the server ends it. */
+export const IDLE_WRITER_TIMEOUT_MS = 30_000;
+
 /** Creates and migrates the database if needed, then opens the writer and reader clients. */
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
   const location: DatabaseLocation =
@@ -141,7 +144,14 @@ async function openPostgres(location: { dialect: 'postgresql'; url: string }, op
   // stand for both.
   const client = (settings: ConstructorParameters<typeof PrismaPg>[0]) =>
     new PostgresClient({ adapter: new PrismaPg(settings) }) as unknown as PrismaClient;
-  const writer = client({ connectionString: location.url, max: 1, application_name: 'leasehold-writer' });
+  const writer = client({
+    connectionString: location.url,
+    max: 1,
+    application_name: 'leasehold-writer',
+    // Every instance waits for the write lock a transaction holds: one whose process hangs (stopped,
+    // partitioned) must not hold it for ever. PostgreSQL ends such a session, releasing the lock.
+    options: `-c idle_in_transaction_session_timeout=${IDLE_WRITER_TIMEOUT_MS}`,
+  });
   const reader = client({
     connectionString: location.url,
     max: options.poolSize ?? 10,

@@ -15,20 +15,28 @@ export interface Clock {
 /** Node's setTimeout cannot wait longer than this; longer waits are re-armed. */
 const MAX_TIMEOUT_MS = 2_147_483_647;
 
-export const systemClock: Clock = {
-  now: () => new Date(),
-  setTimer(at, callback) {
-    let handle: NodeJS.Timeout;
-    const arm = () => {
-      const wait = at.getTime() - Date.now();
-      if (wait > MAX_TIMEOUT_MS) handle = setTimeout(arm, MAX_TIMEOUT_MS);
-      else handle = setTimeout(callback, Math.max(0, wait));
-      handle.unref();
-    };
-    arm();
-    return { cancel: () => clearTimeout(handle) };
-  },
-};
+export const systemClock: Clock = offsetClock(() => 0);
+
+/**
+ * The system clock moved by `offsetMs()` milliseconds, read on every call: for several instances
+ * that share one clock (the database server's), each correcting its own by the measured offset.
+ */
+export function offsetClock(offsetMs: () => number, local: () => number = Date.now): Clock {
+  return {
+    now: () => new Date(local() + offsetMs()),
+    setTimer(at, callback) {
+      let handle: NodeJS.Timeout;
+      const arm = () => {
+        const wait = at.getTime() - (local() + offsetMs());
+        if (wait > MAX_TIMEOUT_MS) handle = setTimeout(arm, MAX_TIMEOUT_MS);
+        else handle = setTimeout(callback, Math.max(0, wait));
+        handle.unref();
+      };
+      arm();
+      return { cancel: () => clearTimeout(handle) };
+    },
+  };
+}
 
 /** A clock that only moves when told to; for tests and benchmarks. Its timers fire as it passes them. */
 export class ManualClock implements Clock {

@@ -46,9 +46,17 @@ export async function withAdmin<T>(work: (client: pg.Client) => Promise<T>): Pro
   }
 }
 
-/** A fresh, migrated PostgreSQL database of its own. */
-export async function createPostgresDatabase(): Promise<TestDatabase> {
+/**
+ * A fresh, migrated PostgreSQL database of its own; with `empty`, a database with nothing in it yet
+ * (not even the migrations), as an operator would create for a first start.
+ */
+export async function createPostgresDatabase(options: { empty?: boolean } = {}): Promise<TestDatabase> {
   const name = `leasehold_test_${randomBytes(6).toString('hex')}`;
+  if (options.empty) {
+    await withAdmin((client) => client.query(`CREATE DATABASE "${name}"`));
+    const url = databaseUrl(adminUrl(), name);
+    return { location: { dialect: 'postgresql', url }, url, cleanup: () => dropPostgresDatabase(name) };
+  }
   // CREATE DATABASE … TEMPLATE fails while another session is connected to the template; clones are
   // made one at a time per process and retried when another worker is cloning.
   for (let attempt = 0; ; attempt++) {
@@ -77,9 +85,12 @@ export function tempDatabaseFile(): { file: string; cleanup(): void } {
   return { file: path.join(dir, 'test.db'), cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
-/** A fresh database on this run's backend. */
-export async function testDatabase(): Promise<TestDatabase> {
-  if (BACKEND === 'postgresql') return createPostgresDatabase();
+/**
+ * A fresh database on this run's backend. With `empty`, one that nothing has touched yet: on SQLite
+ * the file does not exist (as always), on PostgreSQL an empty database, not migrated.
+ */
+export async function testDatabase(options: { empty?: boolean } = {}): Promise<TestDatabase> {
+  if (BACKEND === 'postgresql') return createPostgresDatabase(options);
   const temp = tempDatabaseFile();
   return {
     location: { dialect: 'sqlite', file: temp.file },

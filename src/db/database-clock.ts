@@ -1,0 +1,75 @@
+// One clock for several instances. On PostgreSQL, instances on different machines decide lease
+// expiry and deadlines by "now"; SPEC says the server's clock is the only clock, so every instance
+// follows the database server's clock: it measures the offset of its own clock from PostgreSQL's
+// clock_timestamp() (taking the sample with the shortest round trip, as NTP does) and corrects by it.
+import { type Clock, offsetClock } from '../domain/clock.js';
+import type { Logger } from '../logger.js';
+import type { Database } from './client.js';
+
+export interface DatabaseClock extends Clock {
+  /** Milliseconds added to the local clock; positive when the database's clock is ahead. */
+  readonly offsetMs: number;
+  /** Round trip of the sample the offset came from: the offset is known to within half of it. */
+  readonly uncertaintyMs: number;
+  stop(): void;
+}
+
+export interface DatabaseClockOptions {
+  /** The local clock in epoch milliseconds (Date.now; injectable so tests can skew it). */
+  local?: () => number;
+  samples?: number;
+  /** How often the offset is measured again (clocks drift). */
+  resyncMs?: number;
+  /** An offset above this is logged as a warning: the machine's clock needs NTP. */
+  warnAboveMs?: number;
+}
+
+async function measure(db: Database, local: () => number, samples: number): Promise<{ offset: number; roundTrip: number }> {
+  let best: { offset: number; roundTrip: number } | null = null;
+  for (let n = 0; n < samples; n++) {
+    const sent = local();
+    const [row] = await db.query<{ now: Date }>('SELECT clock_timestamp() AS now');
+    const received = local();
+    if (!row) throw new Error('clock_timestamp() returned no row.');
+    const roundTrip = received - sent;
+    const offset = new Date(row.now).getTime() - (sent + roundTrip / 2);
+    if (!best || roundTrip < best.roundTrip) best = { offset, roundTrip };
+  }
+  return best as { offset: number; roundTrip: number };
+}
+
+/** A clock that reads the database server's time; PostgreSQL only. */
+export async function databaseClock(db: Database, logger: Logger, options: DatabaseClockOptions = {}): Promise<DatabaseClock> {
+  const local = options.local ?? Date.now;
+  const samples = options.samples ?? 5;
+  const warnAboveMs = options.warnAboveMs ?? 1_000;
+  let state = await measure(db, local, samples);
+  const report = () => {
+    const fields = { offsetMs: Math.round(state.offset), uncertaintyMs: Math.ceil(state.roundTrip / 2) };
+    if (Math.abs(state.offset) > warnAboveMs) logger.warn(fields, "this machine's clock is far from the database server's; following the database's");
+    else logger.debug(fields, "following the database server's clock");
+  };
+  report();
+  const shifted = offsetClock(() => state.offset, local);
+  const timer = setInterval(() => {
+    measure(db, local, samples).then(
+      (next) => {
+        state = next;
+        report();
+      },
+      (error: unknown) => logger.warn({ err: error }, 'could not measure the database clock; keeping the last offset'),
+    );
+  }, options.resyncMs ?? 30_000);
+  timer.unref();
+  return {
+    now: () => shifted.now(),
+    setTimer: (at, callback) => shifted.setTimer(at, callback),
+    get offsetMs() {
+      return state.offset;
+    },
+    get uncertaintyMs() {
+      return state.roundTrip / 2;
+    },
+    stop: () => clearInterval(timer),
+  };
+}

@@ -1,0 +1,63 @@
+// Several instances on PostgreSQL follow the database server's clock, whatever their own says.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Database, openDatabase } from '../../src/db/client.js';
+import { databaseClock } from '../../src/db/database-clock.js';
+import { createLogger } from '../../src/logger.js';
+import { createPostgresDatabase, type TestDatabase } from '../support/database.js';
+
+describe('databaseClock (PostgreSQL)', () => {
+  let database: TestDatabase;
+  let db: Database;
+  beforeAll(async () => {
+    database = await createPostgresDatabase();
+    db = await openDatabase({ location: database.location });
+  });
+  afterAll(async () => {
+    await db.close();
+    await database.cleanup();
+  });
+
+  const serverNow = async () => new Date((await db.query<{ now: Date }>('SELECT clock_timestamp() AS now'))[0]?.now as Date).getTime();
+
+  it.each([
+    ['ten minutes fast', 600_000],
+    ['an hour slow', -3_600_000],
+  ])('a machine whose clock is %s reads the database server’s time', async (_label, skew) => {
+    const clock = await databaseClock(db, createLogger('silent'), { local: () => Date.now() + skew });
+    try {
+      expect(Math.abs(clock.offsetMs + skew)).toBeLessThan(1_000);
+      const before = await serverNow();
+      const read = clock.now().getTime();
+      const after = await serverNow();
+      // Within the measured uncertainty (half a round trip) plus the time between the two reads.
+      expect(read).toBeGreaterThanOrEqual(before - clock.uncertaintyMs - 5);
+      expect(read).toBeLessThanOrEqual(after + clock.uncertaintyMs + 5);
+    } finally {
+      clock.stop();
+    }
+  });
+
+  it('timers fire when the database’s clock reaches them, not the skewed local one', async () => {
+    const skew = -600_000;
+    const clock = await databaseClock(db, createLogger('silent'), { local: () => Date.now() + skew });
+    try {
+      const due = new Date(clock.now().getTime() + 50);
+      const fired = await new Promise<number>((resolve) => clock.setTimer(due, () => resolve(clock.now().getTime())));
+      expect(fired).toBeGreaterThanOrEqual(due.getTime());
+      // Had it followed the local clock, it would have waited ten more minutes.
+      expect(fired - due.getTime()).toBeLessThan(1_000);
+    } finally {
+      clock.stop();
+    }
+  });
+
+  it('warns when the local clock is far off, and says by how much', async () => {
+    const lines: string[] = [];
+    const logger = createLogger('info', { write: (line: string) => lines.push(line) } as never);
+    const clock = await databaseClock(db, logger, { local: () => Date.now() + 120_000 });
+    clock.stop();
+    const warning = lines.map((line) => JSON.parse(line)).find((entry) => entry.level === 40);
+    expect(warning?.msg).toMatch(/far from the database server/);
+    expect(Math.abs(warning?.offsetMs + 120_000)).toBeLessThan(1_000);
+  });
+});
