@@ -21,6 +21,8 @@ export interface EventTail {
    * the feed calls it on every poll.
    */
   changed(): boolean;
+  /** Where the backend is told of commits as they happen (PostgreSQL's NOTIFY), calls `listener` then. */
+  onChange?(listener: () => void): void;
   latestSequence(): Promise<number>;
   /** Events with a sequence greater than `sequence`, in order, at most `limit`. */
   eventsAfter(sequence: number, limit: number): Promise<Event[]>;
@@ -143,6 +145,9 @@ export function deferredTail(opening: Promise<EventTail>): EventTail & { ready()
       await opened;
     },
     changed: () => tail?.changed() ?? false,
+    onChange: (listener) => {
+      opened.then((value) => value.onChange?.(listener)).catch(() => {});
+    },
     latestSequence: async () => (await opened).latestSequence(),
     eventsAfter: async (sequence, limit) => (await opened).eventsAfter(sequence, limit),
     itemsById: async (ids) => (await opened).itemsById(ids),

@@ -50,6 +50,7 @@ export class PostgresEventTail implements EventTail {
   private closed = false;
   private reconnectDelayMs = 100;
   private reconnectTimer: NodeJS.Timeout | null = null;
+  private readonly changeListeners: (() => void)[] = [];
 
   private constructor(private readonly url: string) {}
 
@@ -58,6 +59,10 @@ export class PostgresEventTail implements EventTail {
     await tail.connection();
     tail.dirty = false;
     return tail;
+  }
+
+  onChange(listener: () => void): void {
+    this.changeListeners.push(listener);
   }
 
   changed(): boolean {
@@ -73,6 +78,7 @@ export class PostgresEventTail implements EventTail {
       const client = new pg.Client({ connectionString: this.url, types, application_name: 'leasehold-tail' });
       client.on('notification', () => {
         this.dirty = true;
+        for (const listener of this.changeListeners) listener();
       });
       client.on('error', () => this.lost(client));
       client.on('end', () => this.lost(client));

@@ -40,6 +40,8 @@ export class EventFeed {
 
   async start(): Promise<void> {
     this.position = await this.tail.latestSequence();
+    // A backend that announces commits (PostgreSQL) wakes the feed at once; the poll stays as a backstop.
+    this.tail.onChange?.(() => this.wake());
     this.timer = setInterval(() => {
       if (this.tail.changed()) void this.pull();
     }, this.options.pollIntervalMs ?? 20);
