@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { configDefaults, defineConfig } from 'vitest/config';
 
@@ -15,6 +16,9 @@ export const SQLITE_ONLY = [
 ];
 /** Files about PostgreSQL itself. */
 export const POSTGRES_ONLY = ['test/db/migrations-postgres.test.ts', 'test/db/database-clock.test.ts'];
+
+// One id per run, inherited by the workers: names this run's PostgreSQL databases (test/support/database.ts).
+process.env.LEASEHOLD_TEST_RUN ??= randomBytes(4).toString('hex');
 
 /** The PostgreSQL project runs when a server is given (CI starts one: see .ci/run and the README). */
 const postgres = process.env.LEASEHOLD_TEST_POSTGRES_URL;

@@ -12,8 +12,14 @@ export type Backend = DatabaseLocation['dialect'];
 
 export const BACKEND: Backend = process.env.LEASEHOLD_TEST_BACKEND === 'postgresql' ? 'postgresql' : 'sqlite';
 
+/**
+ * This run's databases share a prefix (vitest.config.ts picks the run id), so runs side by side on one
+ * server never drop each other's databases.
+ */
+export const RUN_PREFIX = `leasehold_test_${process.env.LEASEHOLD_TEST_RUN ?? 'local'}_`;
+
 /** The database every test database is cloned from (migrated once per run by the global setup). */
-export const TEMPLATE_DATABASE = 'leasehold_test_template';
+export const TEMPLATE_DATABASE = `${RUN_PREFIX}template`;
 
 export interface TestDatabase {
   location: DatabaseLocation;
@@ -51,7 +57,7 @@ export async function withAdmin<T>(work: (client: pg.Client) => Promise<T>): Pro
  * (not even the migrations), as an operator would create for a first start.
  */
 export async function createPostgresDatabase(options: { empty?: boolean } = {}): Promise<TestDatabase> {
-  const name = `leasehold_test_${randomBytes(6).toString('hex')}`;
+  const name = `${RUN_PREFIX}${randomBytes(6).toString('hex')}`;
   if (options.empty) {
     await withAdmin((client) => client.query(`CREATE DATABASE "${name}"`));
     const url = databaseUrl(adminUrl(), name);

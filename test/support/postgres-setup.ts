@@ -2,13 +2,13 @@
 // from (CREATE DATABASE … TEMPLATE, much faster than migrating each one), and drops whatever this
 // run's databases left behind.
 import { migratePostgres } from '../../src/db/migrate-postgres.js';
-import { adminUrl, databaseUrl, TEMPLATE_DATABASE, withAdmin } from './database.js';
+import { adminUrl, databaseUrl, RUN_PREFIX, TEMPLATE_DATABASE, withAdmin } from './database.js';
 
 async function dropTestDatabases(): Promise<void> {
   await withAdmin(async (client) => {
     const { rows } = await client.query<{ datname: string }>(
-      "SELECT datname FROM pg_database WHERE datname LIKE 'leasehold\\_test\\_%' OR datname = $1",
-      [TEMPLATE_DATABASE],
+      'SELECT datname FROM pg_database WHERE starts_with(datname, $1)',
+      [RUN_PREFIX],
     );
     for (const { datname } of rows) await client.query(`DROP DATABASE IF EXISTS "${datname}" WITH (FORCE)`);
   });
