@@ -12,10 +12,11 @@ export const SQLITE_ONLY = [
   'test/db/pragmas.test.ts',
   'test/db/shared-connection.test.ts',
   'test/db/migrations.test.ts',
-  'test/cli/**',
+  // Seed A's command line works on SQLite files; only its `keys` command also takes a PostgreSQL URL.
+  'test/cli/!(keys-postgres).test.ts',
 ];
 /** Files about PostgreSQL itself. */
-export const POSTGRES_ONLY = ['test/db/migrations-postgres.test.ts', 'test/db/database-clock.test.ts'];
+export const POSTGRES_ONLY = ['test/db/migrations-postgres.test.ts', 'test/db/database-clock.test.ts', 'test/cli/keys-postgres.test.ts'];
 
 // One id per run, inherited by the workers: names this run's PostgreSQL databases (test/support/database.ts).
 process.env.LEASEHOLD_TEST_RUN ??= randomBytes(4).toString('hex');

@@ -5,11 +5,11 @@ import { type DatabaseLocation, DEFAULT_DATABASE_URL, databaseFileFromUrl } from
 
 /** Shown once, on the terminal only (never through the logger), when a new database gets its first key. */
 export function firstRunBanner(key: string, url: string, database: DatabaseLocation): string {
-  // The command line finds the default database by itself; any other file has to be named. It works
-  // on SQLite files only: on PostgreSQL, keys are made through the API.
+  // The command line finds the default database, or DATABASE_URL's, by itself; any other file has to
+  // be named. A PostgreSQL URL is never printed: it holds a password.
   const cli =
     database.dialect === 'postgresql'
-      ? null
+      ? ' (with the same DATABASE_URL)'
       : path.resolve(databaseFileFromUrl(DEFAULT_DATABASE_URL)) === path.resolve(database.file)
         ? ''
         : ` --db ${JSON.stringify(database.file)}`;
@@ -23,12 +23,10 @@ export function firstRunBanner(key: string, url: string, database: DatabaseLocat
     '',
     `    { "Authorization": "Bearer ${key}" }`,
     '',
-    ...(cli === null
-      ? ['Then make keys for reviewers and apps with the createApiKey mutation. See the README.']
-      : [
-          'Then make keys for reviewers and apps with the createApiKey mutation, or',
-          `\`npx leasehold keys create${cli} --name tanaka --role REVIEWER\`. See the README.`,
-        ]),
+    'Then make keys for reviewers and apps with the createApiKey mutation, or',
+    database.dialect === 'postgresql'
+      ? `\`npx leasehold keys create --name tanaka --role REVIEWER\`${cli}. See the README.`
+      : `\`npx leasehold keys create${cli} --name tanaka --role REVIEWER\`. See the README.`,
     '',
     '',
   ].join('\n');

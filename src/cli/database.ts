@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { linkSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import type { DatabaseLocation } from '../config.js';
 import type { Database } from '../db/client.js';
 import { isLeaseholdDatabase, MigrationError } from '../db/migrate.js';
 import { systemClock } from '../domain/clock.js';
@@ -83,9 +84,31 @@ export async function openExisting(file: string): Promise<OpenDatabase> {
   }
 }
 
-/** Runs `work` on the existing Leasehold database at `file` and closes it afterwards. */
-export async function withDatabase<T>(file: string, work: (deps: OpenDatabase) => Promise<T>): Promise<T> {
-  const deps = await openExisting(file);
+async function openPostgres(location: DatabaseLocation): Promise<OpenDatabase> {
+  const { openDatabase } = await import('../db/client.js');
+  try {
+    const db = await openDatabase({ location });
+    return { db, clock: systemClock, close: () => db.close() };
+  } catch (error) {
+    if (error instanceof MigrationError) throw new CliError('unsupported_schema', error.message);
+    const { describeDatabase } = await import('../config.js');
+    // The driver's message, never the URL's password.
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new CliError('database_error', `Could not open ${describeDatabase(location)}: ${reason}`, EXIT.failure);
+  }
+}
+
+/**
+ * Runs `work` on the existing Leasehold database at `file` (or at a PostgreSQL location, migrated as
+ * the server would) and closes it afterwards.
+ */
+export async function withDatabase<T>(file: string | DatabaseLocation, work: (deps: OpenDatabase) => Promise<T>): Promise<T> {
+  const deps =
+    typeof file === 'string'
+      ? await openExisting(file)
+      : file.dialect === 'sqlite'
+        ? await openExisting(file.file)
+        : await openPostgres(file);
   try {
     return await work(deps);
   } finally {

@@ -1,5 +1,5 @@
 // `leasehold keys create|list|revoke`: the server's API keys, administered on the database file
-// (whoever may write the file administers it). The same services as the createApiKey, apiKeys and
+// (whoever may write the file administers it), or on a PostgreSQL database (whoever holds its URL). The same services as the createApiKey, apiKeys and
 // revokeApiKey mutations, so each change is in the history and a running server sees it. A key is
 // printed once, in create's answer; the database keeps only its SHA-256.
 import type { ApiKey } from '../db/client.js';
@@ -18,16 +18,28 @@ const services = () => import('../services/api-keys.js');
 /** Times are whole epoch seconds, as everywhere on the command line. */
 const seconds = (date: Date | null): number | null => (date === null ? null : Math.floor(date.getTime() / 1000));
 
-/** --db as pathlib spells it; without it the server's own database (DATABASE_URL, else ./data/leasehold.db). */
-async function databaseOf(args: Namespace): Promise<string> {
-  if (args.db !== null) return pythonPath(args.db as string);
-  const { ConfigError, databaseFileFromUrl } = await import('../config.js');
+type Location = import('../config.js').DatabaseLocation;
+
+/**
+ * --db (a file as pathlib spells it, or a postgresql:// URL); without it the server's own database
+ * (DATABASE_URL, else ./data/leasehold.db).
+ */
+async function databaseOf(args: Namespace): Promise<Location> {
+  const { ConfigError, databaseLocation } = await import('../config.js');
+  const given = args.db as string | null;
   try {
-    return databaseFileFromUrl(process.env.DATABASE_URL ?? 'file:./data/leasehold.db');
+    if (given !== null && !/^postgres(ql)?:\/\//i.test(given)) return { dialect: 'sqlite', file: pythonPath(given) };
+    return databaseLocation(given ?? process.env.DATABASE_URL ?? 'file:./data/leasehold.db');
   } catch (error) {
     if (error instanceof ConfigError) throw new CliError('config_error', `${error.message} (or pass --db).`);
     throw error;
   }
+}
+
+/** How the answer names the database: the file, or the URL without its password. */
+async function shown(location: Location): Promise<string> {
+  const { describeDatabase } = await import('../config.js');
+  return describeDatabase(location);
 }
 
 /** Every --role, each possibly a comma-separated list; any case. Unknown names are refused, naming the known ones. */
@@ -73,6 +85,7 @@ async function create(args: Namespace): Promise<Result> {
   const database = await databaseOf(args);
   const { createApiKey } = await services();
   const { key, record } = await withDatabase(database, (deps) => createApiKey(deps, cliActor(), { name, roles }));
+  const named = await shown(database);
   // A person at a terminal is told once; scripts (stderr not a terminal) get only the JSON line.
   if (process.stderr.isTTY) {
     await writeStderr(
@@ -81,14 +94,14 @@ async function create(args: Namespace): Promise<Result> {
     );
   }
   const { id, name: shownName, roles: shownRoles, prefix, created_at } = describe(record);
-  return { database, id, name: shownName, roles: shownRoles, prefix, created_at, key };
+  return { database: named, id, name: shownName, roles: shownRoles, prefix, created_at, key };
 }
 
 async function list(args: Namespace): Promise<Result> {
   const database = await databaseOf(args);
   const { listApiKeys } = await services();
   const keys = await withDatabase(database, (deps) => listApiKeys(deps, { includeRevoked: args.all === true }));
-  return { database, keys: keys.map(describe) };
+  return { database: await shown(database), keys: keys.map(describe) };
 }
 
 async function revoke(args: Namespace): Promise<Result> {
@@ -96,7 +109,7 @@ async function revoke(args: Namespace): Promise<Result> {
   const { revokeApiKey } = await services();
   const key = await withDatabase(database, (deps) => revokeApiKey(deps, cliActor(), args.id as number));
   const { id, name, roles, prefix, revoked_at, revoked_by } = describe(key);
-  return { database, revoked: true, id, name, roles, prefix, revoked_at, revoked_by };
+  return { database: await shown(database), revoked: true, id, name, roles, prefix, revoked_at, revoked_by };
 }
 
 const KEY_COMMANDS: Record<string, (args: Namespace) => Promise<Result>> = { create, list, revoke };
