@@ -65,6 +65,8 @@ function mutationFieldCount(operation: OperationDefinitionNode | undefined): num
 export interface AuthorizationContext {
   principal: Principal;
   recordRefusal(operation: string, error: DomainError): void;
+  /** Resolves once every refusal recorded so far is committed. */
+  refusalsRecorded(): Promise<void>;
 }
 
 /**
@@ -100,7 +102,11 @@ export function mutationAuthorization(
           }),
         );
       }
-      if (errors.length > 0) setResultAndStopExecution({ data: null, errors });
+      if (errors.length === 0) return;
+      setResultAndStopExecution({ data: null, errors });
+      // The caller is told only once the refusals are in the history. Execution stops here, so the
+      // plugins after this one (clientErrors, which waits for refusals otherwise) never see it.
+      return { onExecuteDone: () => context.refusalsRecorded() };
     },
   };
 }

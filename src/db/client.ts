@@ -167,8 +167,12 @@ async function openPostgres(location: { dialect: 'postgresql'; url: string }, op
       writer.$transaction(
         async (tx) => {
           const sql = new PostgresTxSql(tx);
-          await sql.run(POSTGRES_WRITE_LOCK);
-          return runJobs(tx, sql);
+          try {
+            await sql.run(POSTGRES_WRITE_LOCK);
+            return await runJobs(tx, sql);
+          } finally {
+            sql.revoke();
+          }
         },
         { maxWait, timeout: maxWait + (options.busyTimeoutMs ?? 10_000) },
       ),

@@ -46,7 +46,8 @@ export async function databaseClock(db: Database, logger: Logger, options: Datab
   let state = await measure(db, local, samples);
   const report = () => {
     const fields = { offsetMs: Math.round(state.offset), uncertaintyMs: Math.ceil(state.roundTrip / 2) };
-    if (Math.abs(state.offset) > warnAboveMs) logger.warn(fields, "this machine's clock is far from the database server's; following the database's");
+    if (Math.abs(state.offset) > warnAboveMs)
+      logger.warn(fields, "this machine's clock is far from the database server's; following the database's");
     else logger.debug(fields, "following the database server's clock");
   };
   report();

@@ -100,15 +100,30 @@ export function numberPlaceholders(sql: string): string {
   return converted;
 }
 
-/** Statements for one PostgreSQL write transaction, sent through Prisma's transaction client. */
+/**
+ * Statements for one PostgreSQL write transaction, sent through Prisma's transaction client; refused
+ * once that transaction has ended, with the same error as on SQLite.
+ */
 export class PostgresTxSql implements TxSql {
+  private open = true;
+
   constructor(private readonly tx: Prisma.TransactionClient) {}
 
-  all<Row>(sql: string, ...params: SqlValue[]): Promise<Row[]> {
+  revoke(): void {
+    this.open = false;
+  }
+
+  private check(): void {
+    if (!this.open) throw new Error('This write transaction has ended: its statements can no longer run.');
+  }
+
+  async all<Row>(sql: string, ...params: SqlValue[]): Promise<Row[]> {
+    this.check();
     return this.tx.$queryRawUnsafe<Row[]>(numberPlaceholders(sql), ...params);
   }
 
-  run(sql: string, ...params: SqlValue[]): Promise<number> {
+  async run(sql: string, ...params: SqlValue[]): Promise<number> {
+    this.check();
     return this.tx.$executeRawUnsafe(numberPlaceholders(sql), ...params);
   }
 }

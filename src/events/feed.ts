@@ -26,6 +26,7 @@ export class EventFeed {
   private running: Promise<void> | null = null;
   private again = false;
   private woken: NodeJS.Immediate | null = null;
+  private stopped = false;
 
   constructor(
     private readonly tail: EventTail,
@@ -39,6 +40,7 @@ export class EventFeed {
   }
 
   async start(): Promise<void> {
+    this.stopped = false;
     this.position = await this.tail.latestSequence();
     // A backend that announces commits (PostgreSQL) wakes the feed at once; the poll stays as a backstop.
     this.tail.onChange?.(() => this.wake());
@@ -48,12 +50,18 @@ export class EventFeed {
     this.timer.unref();
   }
 
-  stop(): void {
+  /**
+   * Stops following the history; resolves once a pass that was reading has finished, so the tail can
+   * be closed under it safely (a wake-up that arrives later, e.g. a last NOTIFY, reads nothing).
+   */
+  stop(): Promise<void> {
+    this.stopped = true;
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
     if (this.woken) clearImmediate(this.woken);
     this.woken = null;
     this.listeners.clear();
+    return this.running ?? Promise.resolve();
   }
 
   /**
@@ -61,6 +69,7 @@ export class EventFeed {
    * than at the next poll (not synchronously, so the commit's acknowledgements are not held up).
    */
   wake(): void {
+    if (this.stopped) return;
     this.woken ??= setImmediate(() => {
       this.woken = null;
       void this.pull();
@@ -83,6 +92,7 @@ export class EventFeed {
    * more pass, so events are read by one pass at a time and delivered in order, each once.
    */
   private pull(): Promise<void> {
+    if (this.stopped) return this.running ?? Promise.resolve();
     if (this.running) {
       this.again = true;
       return this.running;
@@ -98,15 +108,21 @@ export class EventFeed {
       // Absorb the change flag first: whatever commits after this moment sets it again, so the
       // next poll still sees it, while our own commits already read here do not cause an empty pull.
       this.tail.changed();
+      const batchSize = this.options.batchSize ?? 500;
       do {
         this.again = false;
         for (;;) {
-          const events = await this.tail.eventsAfter(this.position, this.options.batchSize ?? 500);
+          if (this.stopped) return;
+          const events = await this.tail.eventsAfter(this.position, batchSize);
           if (events.length === 0) break;
           this.position = events[events.length - 1]?.id ?? this.position;
           await this.deliver(events);
+          // Before the next page, let subscribers send what they were just given. A tail whose reads
+          // never wait (SQLite's) would otherwise hand a long burst (one big commit, or many while the
+          // feed was busy) to every subscriber's buffer at once, and cut off even those that keep up.
+          if (events.length === batchSize) await new Promise<void>((resolve) => setImmediate(resolve));
         }
-      } while (this.again);
+      } while (this.again && !this.stopped);
     } catch (error) {
       this.logger.error({ err: error }, 'event feed could not read the history');
     }

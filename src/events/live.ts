@@ -63,7 +63,9 @@ export class Live {
     for (const detach of this.detach.splice(0)) detach();
     this.announcer.stop();
     this.proposalAnnouncer.stop();
-    this.feed.stop();
+    // Whatever is still reading or writing finishes first: the tail and then the database close under
+    // nothing (on PostgreSQL a query cut off by the close would fail and be logged as an error).
+    await Promise.all([this.feed.stop(), this.announcer.settled(), this.proposalAnnouncer.settled()]);
     await this.tail.close();
   }
 

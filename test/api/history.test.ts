@@ -4,6 +4,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Role } from '../../src/domain/access.js';
 import { graphql } from '../gql/index.js';
@@ -1034,10 +1035,30 @@ describe('lease tokens are never shown again', () => {
   it('the database stores only the hash of the live tokens, and no token anywhere in its files', async () => {
     const rows = await server.db.read.item.findMany({ where: { batchId: 's' }, orderBy: { recordId: 'asc' } });
     expect(rows.map((r) => r.leaseTokenHash)).toEqual([null, sha256(tokens[2] ?? ''), sha256(tokens[4] ?? '')]);
-    for (const file of [server.file, `${server.file}-wal`, `${server.file}-journal`]) {
-      if (!existsSync(file)) continue;
-      const bytes = readFileSync(file);
-      for (const token of tokens) expect(bytes.includes(Buffer.from(token))).toBe(false);
+    if (server.db.location.dialect === 'sqlite') {
+      expect(existsSync(server.file)).toBe(true);
+      for (const file of [server.file, `${server.file}-wal`, `${server.file}-journal`]) {
+        if (!existsSync(file)) continue;
+        const bytes = readFileSync(file);
+        for (const token of tokens) expect(bytes.includes(Buffer.from(token))).toBe(false);
+      }
+    } else {
+      // PostgreSQL's files belong to its server: every row of every table in the database, as text, stands for them.
+      const client = new pg.Client({ connectionString: server.databaseUrl });
+      await client.connect();
+      try {
+        const { rows: tables } = await client.query<{ name: string }>(
+          "SELECT format('%I.%I', table_schema, table_name) AS name FROM information_schema.tables WHERE table_schema NOT IN ('pg_catalog', 'information_schema') AND table_type = 'BASE TABLE'",
+        );
+        expect(tables.map((table) => table.name)).toEqual(expect.arrayContaining(['public."Item"', 'public."Event"']));
+        let text = '';
+        for (const table of tables)
+          text += (await client.query<{ row: string }>(`SELECT t::text AS row FROM ${table.name} t`)).rows.map((row) => row.row).join('\n');
+        expect(text).toContain(sha256(tokens[2] ?? ''));
+        for (const token of tokens) expect(text.includes(token)).toBe(false);
+      } finally {
+        await client.end();
+      }
     }
   });
 });

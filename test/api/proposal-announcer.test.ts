@@ -1,7 +1,7 @@
 // Proposal deadlines announced when they pass (SPEC §3, §4), on the real server with the manual clock:
 // a deadline or an approval's validity → EXPIRED, a lapsed execution lease → OUTCOME_UNKNOWN, a lapsed
 // review lease → PROPOSAL_LEASE_EXPIRED, each recorded exactly once, also with a second server (its own
-// connections and announcer) on the same file. Proposals are made through the services directly.
+// connections and announcer) on the same database. Proposals are made through the services directly.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type Database, type EventType, openDatabase } from '../../src/db/client.js';
 import { Live } from '../../src/events/live.js';
@@ -188,15 +188,16 @@ describe('proposal deadlines, announced when they pass', () => {
     expect(await events('PROPOSAL_EXPIRED')).toHaveLength(count);
   });
 
-  describe('with a second server on the same file', () => {
+  describe('with a second server on the same database', () => {
     let elsewhere: Database;
     let otherLive: Live;
     const otherLogs: string[] = [];
 
     beforeEach(async () => {
       otherLogs.length = 0;
-      // Its own writer, reader, tail and announcer: its commits reach this server only through the file.
-      elsewhere = await openDatabase({ file: server.file, synchronous: 'NORMAL' });
+      // Its own writer, reader, tail and announcer: its commits reach this server only through the
+      // database (the SQLite file's data_version, PostgreSQL's notifications).
+      elsewhere = await openDatabase({ location: server.db.location, synchronous: 'NORMAL' });
       const logger = createLogger('debug', {
         write(line: string) {
           otherLogs.push(line);
@@ -208,12 +209,12 @@ describe('proposal deadlines, announced when they pass', () => {
     });
 
     afterEach(async () => {
-      otherLive.stop();
+      await otherLive.stop();
       await elsewhere.close();
     });
 
     const settleBoth = async () => {
-      // Each one's commits reach the other through the file: go round until both are quiet.
+      // Each one's commits reach the other through the database: go round until both are quiet.
       for (let round = 0; round < 2; round++) {
         await server.settle();
         await otherLive.settled();

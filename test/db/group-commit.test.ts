@@ -1,12 +1,29 @@
 // Group commit: concurrent writes share one transaction, each in its own savepoint; a failing write
 // is rolled back alone; nothing is acknowledged before the shared COMMIT.
-import { describe, expect, it } from 'vitest';
-import type { TxSql } from '../../src/db/client.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Database, openDatabase, type TxSql } from '../../src/db/client.js';
 import { GroupCommit } from '../../src/db/group-commit.js';
-import { categoryRow, gate, useTempDatabase } from '../support/gate.js';
+import { BACKEND, type TestDatabase, testDatabase } from '../support/database.js';
+import { categoryRow, gate } from '../support/gate.js';
 
-describe('db.write group commit on a real file', () => {
-  const database = useTempDatabase();
+/**
+ * What identifies the transaction a statement runs in: SQLite's data_version does not move inside one
+ * transaction of the connection; PostgreSQL's top-level transaction id is the same in all its savepoints.
+ */
+const TRANSACTION_MARK =
+  BACKEND === 'sqlite' ? 'SELECT data_version AS mark FROM pragma_data_version' : 'SELECT txid_current()::text AS mark';
+
+describe(`db.write group commit on a real database (${BACKEND})`, () => {
+  let testDb: TestDatabase;
+  const database = {} as { db: Database };
+  beforeAll(async () => {
+    testDb = await testDatabase();
+    database.db = await openDatabase({ location: testDb.location, synchronous: 'NORMAL' });
+  });
+  afterAll(async () => {
+    await database.db?.close();
+    await testDb?.cleanup();
+  });
 
   it('runs queued writes in one transaction, rolls back only the one that fails, and acknowledges after COMMIT', async () => {
     const holding = gate();
@@ -17,9 +34,8 @@ describe('db.write group commit on a real file', () => {
       await tx.category.create({ data: categoryRow('first') });
       return 'first';
     });
-    const versions: number[] = [];
-    const track = async (sql: TxSql) =>
-      versions.push(Number((await sql.all<{ data_version: number }>('PRAGMA data_version'))[0]?.data_version));
+    const marks: string[] = [];
+    const track = async (sql: TxSql) => marks.push(String((await sql.all<{ mark: string | number }>(TRANSACTION_MARK))[0]?.mark));
     const a = database.db.write(async (tx, sql) => {
       await track(sql);
       await tx.category.create({ data: categoryRow('a') });
@@ -29,7 +45,12 @@ describe('db.write group commit on a real file', () => {
     const b = database.db.write(async (_tx, sql) => {
       await track(sql);
       // A direct statement on the transaction's connection: rolled back with its savepoint too.
-      sql.run('INSERT INTO "Category" ("name", "createdAt", "createdBy") VALUES (?, ?, ?)', 'b', Date.UTC(2026, 10, 30), 'test');
+      await sql.run(
+        'INSERT INTO "Category" ("name", "createdAt", "createdBy") VALUES (?, ?, ?)',
+        'b',
+        new Date(Date.UTC(2026, 10, 30)),
+        'test',
+      );
       order.push('b ran');
       throw new Error('b fails after writing');
     });
@@ -51,8 +72,10 @@ describe('db.write group commit on a real file', () => {
     // All three ran before either was acknowledged: they shared one COMMIT.
     expect(order.slice(0, 3)).toEqual(['a ran', 'b ran', 'c ran']);
     expect(order.slice(3).sort()).toEqual(['a acknowledged', 'c acknowledged']);
-    // Inside one transaction the connection's data_version does not move.
-    expect(new Set(versions).size).toBe(1);
+    // All three saw the same transaction.
+    expect(marks).toHaveLength(3);
+    expect(marks[0]).toMatch(/^\d+$/);
+    expect(new Set(marks).size).toBe(1);
     const names = (await database.db.read.category.findMany({ orderBy: { name: 'asc' } })).map((row) => row.name);
     expect(names).toEqual(['a', 'c', 'first']);
   });

@@ -1,4 +1,4 @@
-// Action proposals on a real SQLite file with a manual clock: seed B's own test list — approval, rejection, changes, expiry, cancellation, stale data, exactly-once execution, reconciliation, the manual path and its audit trail.
+// Action proposals on a real database (SQLite or PostgreSQL, as the run's backend) with a manual clock: seed B's own test list — approval, rejection, changes, expiry, cancellation, stale data, exactly-once execution, reconciliation, the manual path and its audit trail.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type Database, openDatabase, type Proposal } from '../../src/db/client.js';
 import { ManualClock } from '../../src/domain/clock.js';
@@ -23,7 +23,7 @@ import {
   startExecutionAttempt,
   submitProposal,
 } from '../../src/services/proposals.js';
-import { tempDatabaseFile } from '../support/server.js';
+import { type TestDatabase, testDatabase } from '../support/database.js';
 
 const T0 = Date.UTC(2026, 10, 30, 9, 0, 0);
 const SECOND = 1000;
@@ -71,20 +71,21 @@ async function refusal(promise: Promise<unknown>): Promise<DomainError> {
   throw new Error('expected a DomainError, but the operation succeeded');
 }
 
-/** A fresh migrated SQLite file and a manual clock at T0 for every test, so claims see only this test's proposals. */
+/** A fresh migrated database and a manual clock at T0 for every test, so claims see only this test's proposals. */
 function useProposalDatabase() {
-  let temp: ReturnType<typeof tempDatabaseFile> | null = null;
+  let temp: TestDatabase | null = null;
   let db: Database | null = null;
   let clock = new ManualClock(T0);
   beforeEach(async () => {
-    temp = tempDatabaseFile();
-    db = await openDatabase({ file: temp.file, synchronous: 'NORMAL' });
+    temp = await testDatabase();
+    db = await openDatabase({ location: temp.location, synchronous: 'NORMAL' });
     clock = new ManualClock(T0);
   });
   afterEach(async () => {
     await db?.close();
-    temp?.cleanup();
+    await temp?.cleanup();
     db = null;
+    temp = null;
   });
   const context = {
     get db(): Database {

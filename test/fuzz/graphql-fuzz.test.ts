@@ -8,8 +8,8 @@ import { WebSocket } from 'ws';
 import { PERMISSIONS, type Role } from '../../src/domain/access.js';
 import { FIELD_PERMISSIONS } from '../../src/graphql/builder.js';
 import { schema } from '../../src/graphql/schema.js';
+import { type TestDatabase, testDatabase } from '../support/database.js';
 import { createKey, createKeys, type KeyHolder, type StartedServer, startServerProcess } from '../support/process.js';
-import { tempDatabaseFile } from '../support/server.js';
 import {
   bodyText,
   corrupt,
@@ -169,7 +169,8 @@ function payloadsOf(answer: Answer): unknown[] {
 }
 
 describe('fuzz: generated requests against the real server process', () => {
-  const temp = tempDatabaseFile();
+  /** The run's backend: a SQLite file, or a PostgreSQL database of its own. */
+  let database: TestDatabase;
   let server: StartedServer;
   let agent: Agent;
   const keys = new Map<PrincipalName, KeyHolder>();
@@ -395,7 +396,7 @@ describe('fuzz: generated requests against the real server process', () => {
   /** The fuzzer may revoke its own principals' keys (revokeApiKey with a small id): a 401 for one gets a new key. */
   async function replaceRevokedKey(principal: PrincipalName, answer: Answer): Promise<void> {
     if (answer.status !== 401) return;
-    const replacement = await createKey(temp.file, principal, roles[principal]);
+    const replacement = await createKey(database, principal, roles[principal]);
     keys.set(principal, replacement);
     shownSecrets.add(replacement.key);
     replacedKeys++;
@@ -512,15 +513,16 @@ describe('fuzz: generated requests against the real server process', () => {
 
   beforeAll(async () => {
     console.log(`fuzz: seed ${SEED}, ${RUNS} runs per property (replay: FUZZ_SEED=${SEED} FUZZ_RUNS=${RUNS} npx vitest run test/fuzz)`);
+    database = await testDatabase();
     for (const made of await createKeys(
-      temp.file,
+      database,
       PRINCIPALS.map((name) => ({ name, roles: roles[name] })),
     )) {
       keys.set(made.name as PrincipalName, made);
       shownSecrets.add(made.key);
     }
     server = await startServerProcess({
-      DATABASE_URL: `file:${temp.file}`,
+      DATABASE_URL: database.url,
       // The fuzzer is one principal per role firing requests back to back on purpose; the limiter would turn most
       // of them into 429s and hide the code under test. The limiter has its own tests.
       RATE_LIMIT_PER_SECOND: '0',
@@ -606,7 +608,7 @@ describe('fuzz: generated requests against the real server process', () => {
   afterAll(async () => {
     agent?.destroy();
     await server?.kill();
-    temp.cleanup();
+    await database?.cleanup();
   });
 
   // Generous: a failure shrinks, which sends more requests; a passing run is bounded by RUNS.
