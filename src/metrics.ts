@@ -1,7 +1,9 @@
 // Prometheus metrics at GET /metrics: queue state (items and action proposals) read at scrape time,
 // review and execution activity counted from the event feed, WebSocket connections, and Node.js
 // process metrics. One registry per app, so several apps in one process (tests) keep separate numbers.
+
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import type { DatabaseClock } from './db/database-clock.js';
 import type { Clock } from './domain/clock.js';
 import { PROPOSAL_STATES, type ProposalState } from './domain/proposal.js';
 import type { FeedEvent } from './events/feed.js';
@@ -80,6 +82,18 @@ export class Metrics {
         this.set(sources.webSocketConnections());
       },
     });
+    const clock = sources.clock as Partial<DatabaseClock>;
+    if (typeof clock.offsetMs === 'number') {
+      // Only where instances follow the database's clock (PostgreSQL): how far this machine's own is off.
+      new Gauge({
+        name: 'leasehold_database_clock_offset_seconds',
+        help: "How far the database server's clock is ahead of this machine's (the correction this instance applies).",
+        registers,
+        collect() {
+          this.set((clock.offsetMs ?? 0) / 1000);
+        },
+      });
+    }
     this.proposals = new Gauge({ name: 'leasehold_proposals', help: 'Action proposals by state.', labelNames: ['state'], registers });
     this.proposalsPendingByAge = new Gauge({
       name: 'leasehold_proposals_pending_by_age',

@@ -2,7 +2,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Database, openDatabase } from '../../src/db/client.js';
 import { databaseClock } from '../../src/db/database-clock.js';
+import { Live } from '../../src/events/live.js';
 import { createLogger } from '../../src/logger.js';
+import { Metrics } from '../../src/metrics.js';
 import { createPostgresDatabase, type TestDatabase } from '../support/database.js';
 
 describe('databaseClock (PostgreSQL)', () => {
@@ -48,6 +50,19 @@ describe('databaseClock (PostgreSQL)', () => {
       expect(fired - due.getTime()).toBeLessThan(1_000);
     } finally {
       clock.stop();
+    }
+  });
+
+  it('/metrics reports the offset this instance applies', async () => {
+    const clock = await databaseClock(db, createLogger('silent'), { local: () => Date.now() - 90_000 });
+    const live = new Live({ db, clock, logger: createLogger('silent'), leaseWarningMs: 60_000 });
+    try {
+      const text = await new Metrics({ live, clock, webSocketConnections: () => 0 }).render();
+      const line = text.split('\n').find((entry) => entry.startsWith('leasehold_database_clock_offset_seconds '));
+      expect(Number(line?.split(' ')[1])).toBeCloseTo(90, 0);
+    } finally {
+      clock.stop();
+      await live.stop();
     }
   });
 
