@@ -21,7 +21,10 @@ const PARALLEL = 100;
  * One key per principal, in `where` (a SQLite file, or a database location; created and migrated if
  * new); returned in the order asked for.
  */
-export async function makeKeys(where: string | DatabaseLocation, principals: readonly { name: string; roles: Role[] }[]): Promise<BenchKey[]> {
+export async function makeKeys(
+  where: string | DatabaseLocation,
+  principals: readonly { name: string; roles: Role[] }[],
+): Promise<BenchKey[]> {
   const location: DatabaseLocation = typeof where === 'string' ? { dialect: 'sqlite', file: where } : where;
   const db = await openDatabase({ location, synchronous: 'NORMAL' });
   try {

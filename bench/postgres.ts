@@ -14,6 +14,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import type { DatabaseLocation } from '../src/config.js';
+import { POSTGRES_WRITE_LOCK } from '../src/db/client.js';
 import { redactUrl } from '../src/db/migrate-postgres.js';
 import { createScratchDatabase } from '../src/db/postgres-scratch.js';
 import {
@@ -36,12 +37,11 @@ import {
   type ErrorCounts,
   noErrors,
   noopCell,
-  type SeedState,
   seedCategories,
-  seedItems,
   totalErrors,
 } from './load.js';
 import type { Verification } from './report.js';
+import { type FileSeed, SEED_BATCH, seedPendingItems } from './seed-file.js';
 import { type RunningServer, type ServerOptions, startServer } from './server.js';
 
 /** The environment variables naming the admin URL, the first set one wins. */
@@ -84,7 +84,15 @@ export interface PostgresServerInfo {
   variable: string;
 }
 
-const SETTINGS = ['fsync', 'synchronous_commit', 'wal_sync_method', 'full_page_writes', 'commit_delay', 'shared_buffers', 'max_connections'];
+const SETTINGS = [
+  'fsync',
+  'synchronous_commit',
+  'wal_sync_method',
+  'full_page_writes',
+  'commit_delay',
+  'shared_buffers',
+  'max_connections',
+];
 
 export type Backend = DatabaseLocation['dialect'];
 
@@ -92,6 +100,8 @@ export type Backend = DatabaseLocation['dialect'];
 export interface Setup {
   key: string;
   label: string;
+  /** For ratios: SQLite-1, PG-1, PG-3. */
+  short: string;
   backend: Backend;
   instances: number;
 }
@@ -165,6 +175,8 @@ export interface DeliveryResult {
 }
 
 export interface PostgresReport {
+  /** When the part started (ISO 8601). */
+  date: string;
   /** Set when the part did not run: why. */
   skipped: string | null;
   options: PostgresOptions;
@@ -236,6 +248,8 @@ class PostgresCpu {
       const ms = processCpuMs(pid);
       if (Number.isFinite(ms)) this.last.set(pid, ms);
     }
+    // PostgreSQL on another machine or in a container of its own: its processes are not in our /proc.
+    if (this.last.size === 0) return Number.NaN;
     let total = 0;
     for (const ms of this.last.values()) total += ms;
     return total;
@@ -299,6 +313,11 @@ interface Store {
   count(sql: string): Promise<number>;
   /** `PRAGMA integrity_check` on SQLite; null on PostgreSQL. */
   integrity(): Promise<string | null>;
+  /**
+   * Writes the category and `seed.items` pending items with their events, as the service would
+   * (see seed-file.ts), before any instance starts; returns the seconds it took.
+   */
+  seed(seed: FileSeed): Promise<number>;
   /** CPU of the PostgreSQL processes working for this database; null on SQLite. */
   databaseCpu: PostgresCpu | null;
   monitor: pg.Client | null;
@@ -323,6 +342,7 @@ async function sqliteStore(tmp: string, name: string): Promise<Store> {
     history: sqliteHistory(file),
     count: (sql) => readonly((db) => Number((db.prepare(sql).pluck().get() as number | bigint) ?? 0)),
     integrity: () => readonly((db) => (db.prepare('PRAGMA integrity_check').pluck().get() as string) ?? 'no answer'),
+    seed: async (seed) => seedPendingItems(file, seed),
     databaseCpu: null,
     monitor: null,
     async dispose() {
@@ -363,6 +383,7 @@ async function postgresStore(adminUrl: string): Promise<Store> {
     history,
     count: async (sql) => Number(Object.values((await reader.query(sql)).rows[0] ?? {})[0] ?? 0),
     integrity: async () => null,
+    seed: (seed) => seedPostgres(scratch.url, seed),
     databaseCpu: new PostgresCpu(monitor, scratch.name),
     monitor,
     async dispose() {
@@ -370,6 +391,50 @@ async function postgresStore(adminUrl: string): Promise<Store> {
       await scratch.drop();
     },
   };
+}
+
+/**
+ * PostgreSQL's seedPendingItems (seed-file.ts): in one transaction under the write lock, the category
+ * with its CATEGORY_ADDED event, then the items in batches of SEED_BATCH (batch ids
+ * `${prefix}-000000`, …, record ids r0000…), each PENDING at version 1 with its ITEM_ADDED event and
+ * the details the service writes. Times are the database's clock (the instances follow it), in UTC
+ * wall time as Prisma stores timestamp(3). Then ANALYZE, so the planner knows the tables' sizes and
+ * autovacuum has no reason to analyze them while a cell runs.
+ */
+async function seedPostgres(url: string, seed: FileSeed): Promise<number> {
+  const started = performance.now();
+  await withClient(url, async (client) => {
+    await client.query('BEGIN');
+    try {
+      await client.query(POSTGRES_WRITE_LOCK);
+      const now = `(now() AT TIME ZONE 'UTC')::timestamp(3)`;
+      await client.query(`INSERT INTO "Category" ("name", "createdAt", "createdBy") VALUES ($1, ${now}, $2)`, [seed.category, seed.admin]);
+      await client.query(
+        `INSERT INTO "Event" ("occurredAt", "type", "actor", "categoryName", "details") VALUES (${now}, 'CATEGORY_ADDED'::"EventType", $1, $2, '{}')`,
+        [seed.admin, seed.category],
+      );
+      await client.query(
+        `WITH added AS (
+           INSERT INTO "Item" ("batchId", "recordId", "proposedCategory", "reason", "createdAt", "addedBy")
+           SELECT $1 || '-' || lpad((g / ${SEED_BATCH})::text, 6, '0'), 'r' || lpad((g % ${SEED_BATCH})::text, 4, '0'), $2, $3,
+                  date_trunc('second', ${now}), $4
+           FROM generate_series(0, $5::int - 1) AS g ORDER BY g
+           RETURNING "id", "batchId", "recordId"
+         )
+         INSERT INTO "Event" ("occurredAt", "type", "actor", "itemId", "itemVersion", "toStatus", "details")
+         SELECT ${now}, 'ITEM_ADDED'::"EventType", $4, "id", 1, 'PENDING'::"ItemStatus",
+                '{"batchId":' || to_json("batchId")::text || ',"recordId":' || to_json("recordId")::text || ',"proposedCategory":' || to_json($2::text)::text || '}'
+         FROM added ORDER BY "id"`,
+        [seed.prefix ?? 'scale', seed.category, 'Bench item: the proposal a reviewer would check.', seed.proposer, seed.items],
+      );
+      await client.query('COMMIT');
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => {});
+      throw error;
+    }
+    await client.query('ANALYZE "Item", "Event"');
+  });
+  return (performance.now() - started) / 1000;
 }
 
 interface Instances {
@@ -390,7 +455,11 @@ async function startInstances(store: Store, count: number, synchronous: 'NORMAL'
   return { servers, startSeconds: (performance.now() - started) / 1000 };
 }
 
-/** Stops every instance; one verification per instance, log lines prefixed with `where`. */
+/**
+ * Stops every instance right after its last request (SIGTERM, as an orchestrator would); one
+ * verification per instance, log lines prefixed with `where`: any line logged while stopping fails
+ * the run, e.g. a query of the event feed cut off by the shutdown.
+ */
 async function stopInstances(servers: RunningServer[], where: string, verifications: Verification[], logLines: string[]): Promise<void> {
   const codes = await Promise.all(servers.map((server) => server.stop()));
   const bad = codes.flatMap((code, index) => (code === 0 ? [] : [`instance ${index + 1}: exit code ${code}`]));
@@ -403,17 +472,8 @@ async function stopInstances(servers: RunningServer[], where: string, verificati
 }
 
 const CATEGORY = 'bench-postgres';
-/** Parallel addItems callers while seeding: their commits share group-commit batches. */
-const SEEDERS = 4;
-
-/** Adds at least `count` items through `port`, SEEDERS calls at a time, each with batch ids of its own. */
-async function seedParallel(port: number, proposer: BenchKey, count: number, seeded: { total: number; round: number }): Promise<void> {
-  const per = Math.ceil(count / SEEDERS / 500) * 500;
-  const states: SeedState[] = Array.from({ length: SEEDERS }, () => ({ added: 0, category: CATEGORY }));
-  const prefix = `seed${seeded.round++}`;
-  await Promise.all(states.map((state, index) => seedItems(port, proposer, state, per, `${prefix}-${index}`)));
-  seeded.total += states.reduce((sum, state) => sum + state.added, 0);
-}
+/** The least cycles/s a measurement's queue is seeded for (above what this service reaches on 2 cores). */
+const SEED_RATE = 5_000;
 
 /** Runs the cells of one instance set side by side: each instance gets its share of the clients, the windows start together. */
 async function alongside(
@@ -474,9 +534,12 @@ interface CycleContext {
 
 /** One measurement on a fresh database: no-op and review-cycle cells with `clients` clients over the setup's instances, then checks. */
 async function measureCycles(setup: Setup, clients: number, repeat: number, context: CycleContext): Promise<CycleMeasurement> {
-  const { options, log } = context;
+  const { options } = context;
   const where = `postgres part, ${setup.label}, ${clients} clients, round ${repeat + 1}`;
-  const store = setup.backend === 'postgresql' ? await postgresStore(context.adminUrl) : await sqliteStore(context.tmp, `${setup.key}-c${clients}-r${repeat}`);
+  const store =
+    setup.backend === 'postgresql'
+      ? await postgresStore(context.adminUrl)
+      : await sqliteStore(context.tmp, `${setup.key}-c${clients}-r${repeat}`);
   let instances: Instances | null = null;
   try {
     const reviewerNames = principals('pg-bench-reviewer', clients, ['REVIEWER']);
@@ -485,17 +548,28 @@ async function measureCycles(setup: Setup, clients: number, repeat: number, cont
       { name: 'bench-seeder', roles: ['PROPOSER'] },
       ...reviewerNames,
     ]);
-    const [admin, seeder] = keysNamed(keys, ['bench-admin', 'bench-seeder']) as [BenchKey, BenchKey];
     const reviewers = keysNamed(
       keys,
       reviewerNames.map((entry) => entry.name),
     );
+    const timing = { warmupMs: options.warmupMs, durationMs: options.durationMs };
+    // Enough items for twice the best rate seen for this setup, and at least SEED_RATE cycles/s: the
+    // queue is seeded straight into the database before the instances start (addItems over HTTP
+    // would take minutes on PostgreSQL for what one INSERT … SELECT does in a second).
+    const bestKey = `${setup.key}/${clients}`;
+    const rate = Math.max(2 * (context.best.get(bestKey) ?? 0), SEED_RATE);
+    const seeded = Math.ceil(((rate * (timing.warmupMs + timing.durationMs) * 1.3) / 1000 + 4 * clients + 200) / SEED_BATCH) * SEED_BATCH;
+    const seedSeconds = await store.seed({
+      items: seeded,
+      category: CATEGORY,
+      admin: 'bench-admin',
+      proposer: 'bench-seeder',
+      prefix: 'pg-bench',
+    });
+    context.log(`  (seeded ${round(seeded)} items in ${seedSeconds.toFixed(1)} s)`);
     instances = await startInstances(store, setup.instances, context.synchronous);
     const { servers } = instances;
-    const first = servers[0] as RunningServer;
-    await seedCategories(first.port, admin, [CATEGORY]);
 
-    const timing = { warmupMs: options.warmupMs, durationMs: options.durationMs };
     const split = splitClients(clients, setup.instances);
     const errors = noErrors();
 
@@ -505,13 +579,6 @@ async function measureCycles(setup: Setup, clients: number, repeat: number, cont
       noopRate = noops.reduce((sum, cell) => sum + cell.rate, 0);
       for (const cell of noops) addErrors(errors, cell.errors);
     }
-
-    // Enough items for twice the best rate seen for this setup (a generous guess the first time).
-    const bestKey = `${setup.key}/${clients}`;
-    const rate = Math.max(2 * (context.best.get(bestKey) ?? 0), options.quick ? 1_000 : 2_500);
-    const needed = Math.ceil((rate * (timing.warmupMs + timing.durationMs) * 1.3) / 1000) + 4 * clients + 200;
-    const seeded = { total: 0, round: 0 };
-    await seedParallel(first.port, seeder, needed, seeded);
 
     const claimedIds = new Set<string>();
     const until = performance.now() + timing.warmupMs + timing.durationMs;
@@ -530,13 +597,16 @@ async function measureCycles(setup: Setup, clients: number, repeat: number, cont
     const cycleRate = cells.reduce((sum, cell) => sum + cell.rate, 0);
     const decided = cells.reduce((sum, cell) => sum + cell.completedTotal, 0);
     context.best.set(bestKey, Math.max(context.best.get(bestKey) ?? 0, cycleRate));
-    const worst = (name: 'claim' | 'decide', field: 'p50' | 'p99') =>
-      Math.max(...cells.map((cell) => cell.latency[name]?.[field] ?? Number.NaN));
+    // An instance with no sample in its window (a tiny --quick window on a busy machine) is left out.
+    const worst = (name: 'claim' | 'decide', field: 'p50' | 'p99') => {
+      const values = cells.flatMap((cell) => (cell.latency[name]?.count ? [cell.latency[name][field]] : []));
+      return values.length === 0 ? Number.NaN : Math.max(...values);
+    };
 
     const startSeconds = instances.startSeconds;
     await stopInstances(servers, where, context.verifications, context.serverLogLines);
     instances = null;
-    context.verifications.push(...(await cycleChecks(store, where, seeded.total, decided, claimedIds.size)));
+    context.verifications.push(...(await cycleChecks(store, where, seeded, decided, claimedIds.size)));
     const measurement: CycleMeasurement = {
       setup,
       clients,
@@ -573,7 +643,8 @@ async function cycleChecks(store: Store, where: string, seeded: number, decided:
   const problems: string[] = [];
   if (accepted !== decided) problems.push(`${round(decided)} cycles acknowledged but ${round(accepted)} items ACCEPTED`);
   if (claimedIds !== decided) problems.push(`${round(claimedIds)} distinct items claimed for ${round(decided)} cycles`);
-  if (claims !== decided || decisions !== decided) problems.push(`${round(claims)} LEASE_CLAIMED / ${round(decisions)} ITEM_DECIDED events`);
+  if (claims !== decided || decisions !== decided)
+    problems.push(`${round(claims)} LEASE_CLAIMED / ${round(decisions)} ITEM_DECIDED events`);
   if (leased !== 0) problems.push(`${leased} items still leased`);
   if (refusals !== 0) problems.push(`${refusals} OPERATION_REFUSED events`);
   if (items !== seeded) problems.push(`${round(items)} items, ${round(seeded)} seeded`);
@@ -591,12 +662,7 @@ async function cycleChecks(store: Store, where: string, seeded: number, decided:
 }
 
 /** Delivery across instances: `subscribers` on each instance, addItem through the first. */
-async function measureDelivery(
-  backend: Backend,
-  instanceCount: number,
-  context: CycleContext,
-  rounds: Round[],
-): Promise<DeliveryResult> {
+async function measureDelivery(backend: Backend, instanceCount: number, context: CycleContext, rounds: Round[]): Promise<DeliveryResult> {
   const { options, log } = context;
   const label = backend === 'postgresql' ? `PostgreSQL, ${instanceCount} instances` : `SQLite, ${instanceCount} processes on one file`;
   const where = `postgres part, delivery, ${label}`;
@@ -654,9 +720,9 @@ async function measureDelivery(
 
 export function setupsFor(instances: number): Setup[] {
   return [
-    { key: 'sqlite-1', label: 'SQLite, 1 instance', backend: 'sqlite', instances: 1 },
-    { key: 'pg-1', label: 'PostgreSQL, 1 instance', backend: 'postgresql', instances: 1 },
-    { key: `pg-${instances}`, label: `PostgreSQL, ${instances} instances`, backend: 'postgresql', instances },
+    { key: 'sqlite-1', label: 'SQLite, 1 instance', short: 'SQLite-1', backend: 'sqlite', instances: 1 },
+    { key: 'pg-1', label: 'PostgreSQL, 1 instance', short: 'PG-1', backend: 'postgresql', instances: 1 },
+    { key: `pg-${instances}`, label: `PostgreSQL, ${instances} instances`, short: `PG-${instances}`, backend: 'postgresql', instances },
   ];
 }
 
@@ -676,6 +742,7 @@ export async function runPostgres(
   const setups = setupsFor(options.instances);
   const admin = postgresAdminUrl();
   const report: PostgresReport = {
+    date: new Date().toISOString(),
     skipped: null,
     options,
     server: null,

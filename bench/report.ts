@@ -5,6 +5,8 @@ import os from 'node:os';
 import type { LiveReport } from './live.js';
 import { liveMarkdown } from './live-report.js';
 import type { CellResult, ErrorCounts } from './load.js';
+import type { PostgresReport } from './postgres.js';
+import { postgresMarkdown } from './postgres-report.js';
 import type { ProfileSummary } from './profile.js';
 import type { ScaleReport } from './scale.js';
 import { scaleMarkdown } from './scale-report.js';
@@ -79,6 +81,9 @@ export interface Report {
   /** Null when skipped (--no-scale) or failed (see scaleError). */
   scale: ScaleReport | null;
   scaleError: string | null;
+  /** Null with --no-postgres or when it failed (see postgresError); `skipped` says when no server was set. */
+  postgres: PostgresReport | null;
+  postgresError: string | null;
 }
 
 const fmt = (value: number, digits = 0) =>
@@ -202,6 +207,8 @@ export function renderMarkdown(report: Report): string {
     '',
     ...scaleMarkdown(report.scale, report.scaleError, report.machine),
     '',
+    ...postgresMarkdown(report.postgres, report.postgresError, report.machine, report.command),
+    '',
     '## Correctness while measuring',
     '',
     `- Errors over all cells: ${errorLine(report.errors)}; raw SQLite errors ${report.rows.reduce((sum, row) => sum + row.raw.errors, 0)}.`,
@@ -218,6 +225,7 @@ export function renderMarkdown(report: Report): string {
     '  - *cycles ÷ (no-op/2)* says how much a real claim + decide costs over an empty GraphQL round trip; the team target is ≥ 40 %.',
     '- Raw SQLite is single-writer and synchronous, so its rate does not depend on the client count; it is re-measured per row only to expose drift.',
     '- Live events: latencies are absolute, so they depend on what else the 2 cores were doing; the subscriber processes compete with the server they measure (their CPU and event-loop delay are in the table). Compare the rounds of one run with each other, and look at the server CPU per delivery: it is what limits how many events per second reach 1,000 subscribers.',
+    '- PostgreSQL: the setups of a client count are measured in the same run, in alternating order, so read the ratios; the PostgreSQL section keeps its own checks and its reading.',
     '- Claim latency at scale: both queue lengths are measured in alternating rounds of the same run, so read the ratio (and the server CPU per cycle, which the load generator does not disturb), not the absolute latencies.',
     '- `--quick` runs are smoke tests: their numbers are noise.',
     '- What was changed to get here, with the figures of each step and where the remaining time goes: [docs/performance.md](docs/performance.md).',

@@ -1,6 +1,7 @@
 // npm run bench [-- --quick] [--write|--no-write] [--profile] [--profile-clients=N] [--duration=S] [--warmup=S] [--clients=1,8,64] [--keep]
 //                [--subscribers=N] [--cross-subscribers=N] [--events=N] [--ws-workers=N] [--expiry|--no-expiry] [--leases=K] [--no-live]
 //                [--no-scale|--scale-only] [--scale-items=SMALL,LARGE] [--scale-clients=N] [--scale-subscribers=N]
+//                [--no-postgres|--postgres-only] [--pg-clients=8,64] [--pg-instances=N] [--pg-repeats=N] [--pg-subscribers=N] [--pg-events=N]
 //
 // In one run, side by side, per client count: GraphQL no-op queries/s and review cycles/s over HTTP
 // against a freshly built `node dist/main.js`, and the same cycle on raw better-sqlite3. Then, on a
@@ -8,6 +9,9 @@
 // second process on the same file), and expiry lateness on the real clock (skipped by --quick unless
 // --expiry is given). Then, on two more servers: claim latency with 1,000 and with 1,000,000 pending
 // items side by side, and the memory of the second with 1,000 subscribers (--scale-only: just that).
+// Then, when LEASEHOLD_BENCH_POSTGRES_URL or LEASEHOLD_TEST_POSTGRES_URL is set (otherwise the report
+// says it was skipped): review cycles/s on 1 SQLite instance, 1 PostgreSQL instance and 3 PostgreSQL
+// instances side by side, and event delivery across instances (--postgres-only: just that).
 //
 // Every client authenticates with an API key of its own (one REVIEWER principal per client; items are
 // added by a PROPOSER, categories by an ADMIN), and the servers run with RATE_LIMIT_PER_SECOND=0: the
@@ -32,6 +36,8 @@ import {
   seedItems,
   totalErrors,
 } from './load.js';
+import { type PostgresOptions, type PostgresReport, runPostgres } from './postgres.js';
+import { postgresMarkdown, postgresSummary } from './postgres-report.js';
 import { connectProfiler, inspectorUrl, summariseProfile } from './profile.js';
 import { openRawBench } from './raw.js';
 import {
@@ -67,13 +73,17 @@ interface Options {
   scale: ScaleOptions | null;
   /** Only the scale part: no review cells, live events, profile or command-line timing, and no BENCHMARKS.md. */
   scaleOnly: boolean;
+  /** Null with --no-postgres. Runs only when a PostgreSQL admin URL is set (see postgres.ts). */
+  postgres: PostgresOptions | null;
+  /** Only the PostgreSQL part (as --scale-only: its section printed, not written). */
+  postgresOnly: boolean;
 }
 
 function parseOptions(argv: string[]): Options {
   const flag = (name: string) => argv.includes(`--${name}`);
   const value = (name: string) => argv.find((arg) => arg.startsWith(`--${name}=`))?.slice(name.length + 3);
   const known =
-    /^--(quick|write|no-write|profile|keep|duration=.+|warmup=.+|clients=.+|profile-seconds=.+|profile-clients=.+|subscribers=.+|cross-subscribers=.+|events=.+|ws-workers=.+|expiry|no-expiry|leases=.+|no-live|no-scale|scale-only|scale-items=.+|scale-clients=.+|scale-subscribers=.+)$/;
+    /^--(quick|write|no-write|profile|keep|duration=.+|warmup=.+|clients=.+|profile-seconds=.+|profile-clients=.+|subscribers=.+|cross-subscribers=.+|events=.+|ws-workers=.+|expiry|no-expiry|leases=.+|no-live|no-scale|scale-only|scale-items=.+|scale-clients=.+|scale-subscribers=.+|no-postgres|postgres-only|pg-clients=.+|pg-instances=.+|pg-repeats=.+|pg-subscribers=.+|pg-events=.+)$/;
   const unknown = argv.filter((arg) => !known.test(arg));
   if (unknown.length > 0) throw new Error(`unknown argument(s): ${unknown.join(' ')}`);
   const quick = flag('quick');
@@ -104,9 +114,14 @@ function parseOptions(argv: string[]): Options {
         leases: count('leases', 200, 5000),
       };
   if (flag('scale-only') && flag('no-scale')) throw new Error('--scale-only and --no-scale contradict each other');
+  if (flag('postgres-only') && flag('no-postgres')) throw new Error('--postgres-only and --no-postgres contradict each other');
+  if (flag('postgres-only') && flag('scale-only')) throw new Error('--postgres-only and --scale-only: run one part at a time');
   // BENCHMARKS.md is one report of a whole run: a part of one would drop the other sections.
-  if (flag('scale-only') && (flag('write') || flag('profile')))
-    throw new Error('--scale-only runs no review cells: it cannot --write or --profile');
+  for (const only of ['scale-only', 'postgres-only'])
+    if (flag(only) && (flag('write') || flag('profile'))) throw new Error(`--${only} runs no review cells: it cannot --write or --profile`);
+  const pgClients = (value('pg-clients') ?? (quick ? '8' : '8,64')).split(',').map(Number);
+  if (pgClients.length === 0 || pgClients.some((c) => !Number.isInteger(c) || c < 1 || c > 1000))
+    throw new Error('--pg-clients must be a list of whole numbers 1–1000');
   const sizes = (value('scale-items') ?? (quick ? '1000,100000' : '1000,1000000')).split(',').map(Number);
   const cyclesPerRound = quick ? 50 : 100;
   const [small = 0, large = 0] = sizes;
@@ -125,9 +140,25 @@ function parseOptions(argv: string[]): Options {
         wsWorkers: count('ws-workers', 2, 16),
         burst: quick ? 20 : 200,
       };
+  const pgInstances = count('pg-instances', 3, 16);
+  if (pgInstances < 2) throw new Error('--pg-instances must be at least 2 (1 instance is always measured)');
+  const postgres: PostgresOptions | null = flag('no-postgres')
+    ? null
+    : {
+        quick,
+        clients: pgClients,
+        instances: pgInstances,
+        repeats: count('pg-repeats', quick ? 1 : 3, 20),
+        warmupMs: seconds('warmup', quick ? 0.2 : 1),
+        durationMs: seconds('duration', quick ? 0.5 : 5),
+        noop: !quick,
+        subscribers: count('pg-subscribers', quick ? 10 : 100, 2000),
+        events: count('pg-events', quick ? 20 : 200, 10_000),
+        sqliteDelivery: !quick,
+      };
   return {
     quick,
-    write: !flag('scale-only') && (flag('write') || (!quick && !flag('no-write'))),
+    write: !flag('scale-only') && !flag('postgres-only') && (flag('write') || (!quick && !flag('no-write'))),
     profile: flag('profile'),
     keep: flag('keep'),
     warmupMs: seconds('warmup', quick ? 0.2 : 1),
@@ -138,6 +169,8 @@ function parseOptions(argv: string[]): Options {
     live: flag('scale-only') ? null : live,
     scale,
     scaleOnly: flag('scale-only'),
+    postgres: flag('scale-only') ? null : postgres,
+    postgresOnly: flag('postgres-only'),
   };
 }
 
@@ -239,6 +272,7 @@ async function main(): Promise<number> {
   // The server's default unless the environment overrides it; the raw run uses the same.
   const synchronous = loadConfig({ SQLITE_SYNCHRONOUS: process.env.SQLITE_SYNCHRONOUS }).synchronous;
   if (options.scaleOnly && options.scale) return scaleOnly(options.scale, command, synchronous, options.keep);
+  if (options.postgresOnly && options.postgres) return postgresOnly(options.postgres, command, synchronous, options.keep);
   log(
     `Leasehold bench (${options.quick ? 'quick' : 'full'}): clients ${options.clients.join(', ')}; ${options.warmupMs / 1000} s warm-up + ${options.durationMs / 1000} s per cell; synchronous=${synchronous}`,
   );
@@ -267,6 +301,8 @@ async function main(): Promise<number> {
   let liveError: string | null = null;
   let scale: ScaleReport | null = null;
   let scaleError: string | null = null;
+  let postgres: PostgresReport | null = null;
+  let postgresError: string | null = null;
   try {
     log(`server on 127.0.0.1:${server.port}, database ${serverFile}`);
     await seedCategories(server.port, keys.admin, [seed.category]);
@@ -332,6 +368,15 @@ async function main(): Promise<number> {
       }
     }
 
+    if (options.postgres) {
+      try {
+        postgres = await runPostgres(tmp, synchronous, options.postgres, log);
+      } catch (error) {
+        postgresError = error instanceof Error ? error.message : String(error);
+        log(`postgres measurements failed: ${postgresError}`);
+      }
+    }
+
     if (options.profile) profile = await profileServer(tmp, synchronous, options, bestCycles);
   } finally {
     if (server) await server.stop();
@@ -356,6 +401,8 @@ async function main(): Promise<number> {
     liveError,
     scale,
     scaleError,
+    postgres,
+    postgresError,
   };
 
   log(`\n${mainTable(rows)}\n\n${latencyTable(rows)}\n`);
@@ -367,10 +414,14 @@ async function main(): Promise<number> {
   }
   if (live) log(`\n${liveSummary(live).join('\n')}`);
   if (scale) log(`\n${scaleSummary(scale).join('\n')}`);
+  if (postgres) log(`\n${postgresSummary(postgres).join('\n')}`);
   const rawErrors = rows.reduce((sum, row) => sum + row.raw.errors, 0);
   log(`\nerrors: ${errorLine(errors)}; raw SQLite errors ${rawErrors}`);
   for (const line of serverLogLines.slice(0, 10)) log(`server log: ${line}`);
   for (const v of verifications) log(`${v.ok ? 'ok  ' : 'FAIL'} ${v.label}: ${v.detail}`);
+  // The PostgreSQL part keeps its checks in its own section of the report.
+  for (const line of postgres?.serverLogLines.slice(0, 10) ?? []) log(`server log: ${line}`);
+  for (const v of postgres?.verifications ?? []) log(`${v.ok ? 'ok  ' : 'FAIL'} ${v.label}: ${v.detail}`);
   if (profile) log(`\nprofile written to ${profile.file}; summary in ${options.write ? 'BENCHMARKS.md' : 'the output of --write'}`);
 
   // Issue 4: one command-line claim, ours against seed A's script, measured in this run too.
@@ -390,7 +441,9 @@ async function main(): Promise<number> {
     serverLogLines.length > 0 ||
     verifications.some((v) => !v.ok) ||
     liveError !== null ||
-    scaleError !== null;
+    scaleError !== null ||
+    postgresError !== null ||
+    (postgres !== null && (postgres.serverLogLines.length > 0 || postgres.verifications.some((v) => !v.ok)));
   if (failed) log('\nFAILED: some requests errored or a check failed (see above).');
   return failed ? 1 : 0;
 }
@@ -413,6 +466,38 @@ async function scaleOnly(options: ScaleOptions, command: string, synchronous: 'N
   }
   log(`\n${scaleMarkdown(report, null, machine).join('\n')}\n`);
   log(scaleSummary(report).join('\n'));
+  for (const line of report.serverLogLines.slice(0, 10)) log(`server log: ${line}`);
+  for (const v of report.verifications) log(`${v.ok ? 'ok  ' : 'FAIL'} ${v.label}: ${v.detail}`);
+  const failed = report.serverLogLines.length > 0 || report.verifications.some((v) => !v.ok);
+  if (failed) log('\nFAILED: a check failed (see above).');
+  return failed ? 1 : 0;
+}
+
+/**
+ * `--postgres-only`: the PostgreSQL part alone, its section printed rather than written. Without an
+ * admin URL there is nothing to measure, which is a failure here (unlike in a whole run).
+ */
+async function postgresOnly(options: PostgresOptions, command: string, synchronous: 'NORMAL' | 'FULL', keep: boolean): Promise<number> {
+  log(`Leasehold bench, PostgreSQL part only (${options.quick ? 'quick' : 'full'}): ${command}`);
+  log('building (npm run build)…');
+  build();
+  const tmp = mkdtempSync(path.join(os.tmpdir(), 'leasehold-bench-'));
+  const memory = new Database(':memory:');
+  const machine = describeMachine((memory.prepare('SELECT sqlite_version() AS v').get() as { v: string }).v, tmp);
+  memory.close();
+  let report: PostgresReport;
+  try {
+    report = await runPostgres(tmp, synchronous, options, log);
+  } finally {
+    if (keep) log(`kept ${tmp}`);
+    else rmSync(tmp, { recursive: true, force: true });
+  }
+  if (report.skipped) {
+    log(`\nFAILED: --postgres-only, but the part was skipped: ${report.skipped}.`);
+    return 1;
+  }
+  log(`\n${postgresMarkdown(report, null, machine, command).join('\n')}\n`);
+  log(postgresSummary(report).join('\n'));
   for (const line of report.serverLogLines.slice(0, 10)) log(`server log: ${line}`);
   for (const v of report.verifications) log(`${v.ok ? 'ok  ' : 'FAIL'} ${v.label}: ${v.detail}`);
   const failed = report.serverLogLines.length > 0 || report.verifications.some((v) => !v.ok);
