@@ -2,6 +2,7 @@
 // used solely through interactive transactions that take the database's write lock first; read-only
 // connections for everything else, which can only ever see committed data.
 
+import type pg from 'pg';
 import type { DatabaseLocation } from '../config.js';
 import { type Prisma, PrismaClient } from '../generated/prisma/client.js';
 import { type EventTail, SqliteEventTail } from './event-tail.js';
@@ -136,15 +137,17 @@ async function openSqlite(file: string, options: DatabaseOptions): Promise<Datab
 async function openPostgres(location: { dialect: 'postgresql'; url: string }, options: DatabaseOptions): Promise<Database> {
   await migratePostgres(location.url);
   // Loaded only for PostgreSQL, so a SQLite-only process never loads the second generated client.
-  const [{ PrismaClient: PostgresClient }, { PrismaPg }] = await Promise.all([
+  const [{ PrismaClient: PostgresClient }, { PrismaPg }, { default: pg }] = await Promise.all([
     import('../generated/prisma-pg/client.js'),
     import('@prisma/adapter-pg'),
+    import('pg'),
   ]);
   // Both generated clients expose the same model API (one data model); the SQLite client's types
   // stand for both.
-  const client = (settings: ConstructorParameters<typeof PrismaPg>[0]) =>
-    new PostgresClient({ adapter: new PrismaPg(settings) }) as unknown as PrismaClient;
-  const writer = client({
+  const client = (settings: pg.Pool | pg.PoolConfig) => new PostgresClient({ adapter: new PrismaPg(settings) }) as unknown as PrismaClient;
+  // The writer is one connection, in a pool of our own so direct statements can reach it: whichever
+  // connection the pool last handed out is the one Prisma's transaction holds.
+  const writerPool = new pg.Pool({
     connectionString: location.url,
     max: 1,
     application_name: 'leasehold-writer',
@@ -152,6 +155,13 @@ async function openPostgres(location: { dialect: 'postgresql'; url: string }, op
     // partitioned) must not hold it for ever. PostgreSQL ends such a session, releasing the lock.
     options: `-c idle_in_transaction_session_timeout=${IDLE_WRITER_TIMEOUT_MS}`,
   });
+  let writerConnection: pg.PoolClient | null = null;
+  writerPool.on('acquire', (connection) => {
+    writerConnection = connection;
+  });
+  // An idle connection the server ended (restart, timeout) is replaced on the next transaction.
+  writerPool.on('error', () => {});
+  const writer = client(writerPool);
   const reader = client({
     connectionString: location.url,
     max: options.poolSize ?? 10,
@@ -166,7 +176,8 @@ async function openPostgres(location: { dialect: 'postgresql'; url: string }, op
     runBatch: (runJobs) =>
       writer.$transaction(
         async (tx) => {
-          const sql = new PostgresTxSql(tx);
+          if (!writerConnection) throw new Error('The writer connection is not open.');
+          const sql = new PostgresTxSql(writerConnection);
           try {
             await sql.run(POSTGRES_WRITE_LOCK);
             return await runJobs(tx, sql);
@@ -177,6 +188,7 @@ async function openPostgres(location: { dialect: 'postgresql'; url: string }, op
         { maxWait, timeout: maxWait + (options.busyTimeoutMs ?? 10_000) },
       ),
     openTail: () => PostgresEventTail.open(location.url),
+    close: () => writerPool.end(),
   });
 }
 
@@ -184,7 +196,7 @@ function assemble(
   location: DatabaseLocation,
   writer: PrismaClient,
   reader: PrismaClient,
-  backend: { runBatch: BatchRunner<WriteTx>; openTail: () => Promise<EventTail> },
+  backend: { runBatch: BatchRunner<WriteTx>; openTail: () => Promise<EventTail>; close?: () => Promise<void> },
 ): Database {
   const commitListeners = new Set<() => void>();
   const commits = new GroupCommit<WriteTx>(backend.runBatch, 64, () => {
@@ -206,6 +218,7 @@ function assemble(
     openTail: backend.openTail,
     async close() {
       await Promise.all([writer.$disconnect(), reader.$disconnect()]);
+      await backend.close?.();
     },
   };
 }

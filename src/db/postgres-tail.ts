@@ -7,17 +7,11 @@ import pg from 'pg';
 import type { Event, Item } from './client.js';
 import { type EventRow, type EventTail, eventFromRow, type QueueStatsRow } from './event-tail.js';
 import { date, type ItemRow, toItem } from './item-store.js';
+import { postgresTypes, postgresValue } from './postgres-types.js';
 
 export const EVENTS_CHANNEL = 'leasehold_events';
 
-/** `timestamp(3)` columns hold UTC wall time (Prisma's convention); pg would read them as local time. */
-const TIMESTAMP_OID = 1114;
-const types = {
-  getTypeParser(oid: number, format?: 'text' | 'binary') {
-    if (oid === TIMESTAMP_OID) return (value: string) => new Date(`${value.replace(' ', 'T')}Z`);
-    return pg.types.getTypeParser(oid, format);
-  },
-} as pg.CustomTypesConfig;
+const types = postgresTypes;
 
 const QUERIES = {
   after: 'SELECT * FROM "Event" WHERE "id" > $1 ORDER BY "id" LIMIT $2',
@@ -123,7 +117,7 @@ export class PostgresEventTail implements EventTail {
 
   private async rows<Row>(name: keyof typeof QUERIES, values: unknown[] = []): Promise<Row[]> {
     const client = await this.connection();
-    const result = await client.query({ name, text: QUERIES[name], values });
+    const result = await client.query({ name, text: QUERIES[name], values: values.map(postgresValue) });
     return result.rows as Row[];
   }
 
