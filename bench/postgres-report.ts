@@ -197,7 +197,7 @@ function reading(report: PostgresReport, machine: Machine): string[] {
     );
   }
   lines.push(
-    '- **How an instance hears of a commit:** on PostgreSQL through NOTIFY on its LISTEN connection, which sets a flag its feed checks every FEED_POLL_MS (20 ms) before reading the new rows; on SQLite by polling `PRAGMA data_version` on the same timer. The writing instance also wakes its own feed right after its commit. Either way an instance that did not write adds up to one poll interval, and on PostgreSQL every instance, the writing one included, reads the events back over the network.',
+    '- **How an instance hears of a commit:** on PostgreSQL through NOTIFY on its LISTEN connection, which wakes its feed at once to read the new rows; on SQLite by polling `PRAGMA data_version` every FEED_POLL_MS (20 ms). The writing instance also wakes its own feed right after its commit. So on SQLite an instance that did not write adds up to one poll interval, and on PostgreSQL every instance, the writing one included, reads the events back over the network.',
   );
   return lines;
 }
