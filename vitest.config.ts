@@ -16,7 +16,12 @@ export const SQLITE_ONLY = [
   'test/cli/!(keys-postgres).test.ts',
 ];
 /** Files about PostgreSQL itself. */
-export const POSTGRES_ONLY = ['test/db/migrations-postgres.test.ts', 'test/db/database-clock.test.ts', 'test/cli/keys-postgres.test.ts'];
+export const POSTGRES_ONLY = [
+  'test/db/migrations-postgres.test.ts',
+  'test/db/database-clock.test.ts',
+  'test/cli/keys-postgres.test.ts',
+  'test/e2e/postgres-instances.test.ts',
+];
 
 // One id per run, inherited by the workers: names this run's PostgreSQL databases (test/support/database.ts).
 process.env.LEASEHOLD_TEST_RUN ??= randomBytes(4).toString('hex');

@@ -68,6 +68,7 @@ export class PostgresEventTail implements EventTail {
   /** The live connection, opening (and LISTENing on) a new one if the last was lost. */
   private connection(): Promise<pg.Client> {
     if (this.client) return Promise.resolve(this.client);
+    if (this.closed) return Promise.reject(new Error('The event tail is closed.'));
     this.connecting ??= (async () => {
       const client = new pg.Client({ connectionString: this.url, types, application_name: 'leasehold-tail' });
       client.on('notification', () => {

@@ -1,17 +1,17 @@
 // The dashboard (/dashboard) in a real browser — Debian's Chromium driven by playwright-core — against a real
 // server process: the key prompt and a refused key, live counts, countdown and feed, recovery after the server
-// is SIGKILLed and restarted on the same file and port (no event missed or repeated), a revoked key; then a
+// is SIGKILLed and restarted on the same database and port (no event missed or repeated), a revoked key; then a
 // deterministic screenshot (docs/dashboard.png) on an in-process server with a manual clock.
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { type Browser, type BrowserContext, chromium, type Locator, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildDashboard } from '../../scripts/build-dashboard.js';
-import { openDatabase } from '../../src/db/client.js';
 import { systemClock } from '../../src/domain/clock.js';
 import { addItem } from '../../src/services/items.js';
-import { createKeys, type KeyHolder, post, ROOT, type StartedServer, startServerProcess } from '../support/process.js';
-import { startTestServer, type TestClient, type TestServer, tempDatabaseFile } from '../support/server.js';
+import { type TestDatabase, testDatabase } from '../support/database.js';
+import { createKeys, type KeyHolder, post, ROOT, type StartedServer, startServerProcess, withDatabase } from '../support/process.js';
+import { startTestServer, type TestClient, type TestServer } from '../support/server.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const CHROMIUM_ARGS = [
@@ -125,7 +125,8 @@ function watchForErrors(page: Page): string[] {
 }
 
 describe('the dashboard against a server process', () => {
-  const temp = tempDatabaseFile();
+  /** A SQLite file, or a PostgreSQL database. */
+  let database: TestDatabase;
   let server: StartedServer;
   let port: number;
   let admin: KeyHolder;
@@ -135,11 +136,12 @@ describe('the dashboard against a server process', () => {
   let context: BrowserContext;
   let page: Page;
   let problems: string[];
-  const env = () => ({ DATABASE_URL: `file:${temp.file}`, SQLITE_SYNCHRONOUS: 'NORMAL', PORT: String(port ?? 0) });
+  const env = () => ({ DATABASE_URL: database.url, SQLITE_SYNCHRONOUS: 'NORMAL', PORT: String(port ?? 0) });
 
   beforeAll(async () => {
+    database = await testDatabase();
     // The keys go in first, so the server makes no first ADMIN key of its own.
-    [admin, proposer, reviewer, watcher] = (await createKeys(temp.file, [
+    [admin, proposer, reviewer, watcher] = (await createKeys(database, [
       { name: 'admin', roles: ['ADMIN'] },
       { name: 'classifier', roles: ['PROPOSER'] },
       { name: 'tanaka', roles: ['REVIEWER'] },
@@ -157,7 +159,7 @@ describe('the dashboard against a server process', () => {
   afterAll(async () => {
     await context?.close();
     await server?.kill();
-    temp.cleanup();
+    await database?.cleanup();
   });
 
   it('serves the page without a credential, with a strict Content-Security-Policy', async () => {
@@ -235,17 +237,14 @@ describe('the dashboard against a server process', () => {
     await waitForText(page.getByRole('status'), /Disconnected — reconnecting/);
     await page.locator('#offline').waitFor();
 
-    // A change while no server runs (another process on the file, as the command line would make).
-    const db = await openDatabase({ file: temp.file, synchronous: 'NORMAL' });
-    try {
-      await addItem(
+    // A change while no server runs (another process on the database, as an import would make).
+    await withDatabase(database, (db) =>
+      addItem(
         { db, clock: systemClock },
         { name: 'importer', authenticated: false },
         { batchId: 'b1', recordId: 'C-004', proposedCategory: 'alpha', reason: 'check C-004' },
-      );
-    } finally {
-      await db.close();
-    }
+      ),
+    );
 
     server = await startServerProcess(env());
     expect(server.url).toBe(`http://127.0.0.1:${port}`);

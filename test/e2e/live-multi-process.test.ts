@@ -1,103 +1,52 @@
-// The live queue across processes on one SQLite file: changes made by another process reach WebSocket
-// subscribers, and a lapsed lease is recorded (and pushed) exactly once while two servers race to record it.
-// Callers use API keys made in the file (any process's key works on every server on it).
-import { type ChildProcess, spawn } from 'node:child_process';
+// The live queue across processes on one database (a SQLite file, or one PostgreSQL database): changes
+// made by another process reach WebSocket subscribers, and a lapsed lease is recorded (and pushed) exactly
+// once while two servers race to record it. Callers use API keys made in the database (any process's key
+// works on every server on it).
+import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import Database from 'better-sqlite3';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { AdvancedMessage, AdvanceMessage, StopMessage } from '../support/fake-clock-server.js';
-import { createKeys, type KeyHolder, post, ROOT, TSX_LOADER } from '../support/process.js';
-import { tempDatabaseFile } from '../support/server.js';
+import { type Database, openDatabase } from '../../src/db/client.js';
+import { type TestDatabase, testDatabase } from '../support/database.js';
+import {
+  CLOCK_START,
+  createKeys,
+  databaseUrlOf,
+  type FakeClockServer,
+  type KeyHolder,
+  post,
+  ROOT,
+  startFakeClockServer,
+  TSX_LOADER,
+} from '../support/process.js';
 import { type Collected, connectWs, type WsClient, waitFor, writeUntilReceived } from '../support/ws.js';
-
-const FAKE_CLOCK_SERVER = path.join(ROOT, 'test', 'support', 'fake-clock-server.ts');
-const CLOCK_START = Date.UTC(2026, 10, 30, 9, 0, 0);
-
-interface FakeClockServer {
-  url: string;
-  child: ChildProcess;
-  stderr: string[];
-  /** Moves this server's clock and resolves once it has recorded whatever lapsed. */
-  advance(ms: number): Promise<AdvancedMessage>;
-  stop(): Promise<void>;
-}
 
 function childEnv(extra: Record<string, string>): Record<string, string> {
   return { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...extra };
 }
 
 /** Collects a child's output as complete lines. */
-function lines(stream: NodeJS.ReadableStream | null, sink: string[], onLine: () => void = () => undefined) {
+function lines(stream: NodeJS.ReadableStream | null, sink: string[]) {
   let partial = '';
   stream?.on('data', (chunk: Buffer) => {
     partial += chunk.toString('utf8');
     const complete = partial.split('\n');
     partial = complete.pop() ?? '';
     for (const line of complete) if (line.length > 0) sink.push(line);
-    onLine();
   });
-}
-
-async function startFakeClockServer(file: string): Promise<FakeClockServer> {
-  const child = spawn(process.execPath, ['--import', TSX_LOADER, FAKE_CLOCK_SERVER], {
-    cwd: ROOT,
-    env: childEnv({ DATABASE_FILE: file, CLOCK_START: String(CLOCK_START) }),
-    stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
-  });
-  const stdout: string[] = [];
-  const stderr: string[] = [];
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`fake-clock server did not start: ${stderr.join('\n')}`)), 20_000);
-    lines(child.stdout, stdout, () => {
-      const listening = stdout.map((line) => JSON.parse(line) as { url?: string }).find((line) => line.url);
-      if (listening?.url) {
-        clearTimeout(timer);
-        resolve(listening.url);
-      }
-    });
-    lines(child.stderr, stderr);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`fake-clock server exited (${code}): ${stderr.join('\n')}`));
-    });
-  });
-  let nextId = 0;
-  return {
-    url,
-    child,
-    stderr,
-    advance(ms) {
-      const id = ++nextId;
-      return new Promise((resolve) => {
-        const onMessage = (message: AdvancedMessage) => {
-          if (message.type !== 'advanced' || message.id !== id) return;
-          child.off('message', onMessage);
-          resolve(message);
-        };
-        child.on('message', onMessage);
-        child.send({ type: 'advance', id, ms } satisfies AdvanceMessage);
-      });
-    },
-    async stop() {
-      if (child.exitCode === null && child.connected) child.send({ type: 'stop' } satisfies StopMessage);
-      const killer = setTimeout(() => child.kill('SIGKILL'), 5_000);
-      await exited;
-      clearTimeout(killer);
-    },
-  };
 }
 
 /** Runs the services directly in a short-lived process of its own (as the command line would), and returns what it printed. */
-async function runWriterProcess(file: string, script: string): Promise<Record<string, unknown>> {
+async function runWriterProcess(database: TestDatabase, script: string): Promise<Record<string, unknown>> {
   const src = (module: string) => pathToFileURL(path.join(ROOT, 'src', module)).href;
   const program = `
     const { openDatabase } = await import(${JSON.stringify(src('db/client.ts'))});
+    const { loadConfig } = await import(${JSON.stringify(src('config.ts'))});
     const { ManualClock } = await import(${JSON.stringify(src('domain/clock.ts'))});
     const items = await import(${JSON.stringify(src('services/items.ts'))});
     const leases = await import(${JSON.stringify(src('services/leases.ts'))});
-    const db = await openDatabase({ file: process.env.DATABASE_FILE, synchronous: 'NORMAL' });
+    const { database } = loadConfig({ DATABASE_URL: process.env.DATABASE_URL });
+    const db = await openDatabase({ location: database, synchronous: 'NORMAL' });
     const deps = { db, clock: new ManualClock(Number(process.env.CLOCK_START)) };
     const result = await (async () => { ${script} })();
     await db.close();
@@ -105,7 +54,7 @@ async function runWriterProcess(file: string, script: string): Promise<Record<st
   `;
   const child = spawn(process.execPath, ['--import', TSX_LOADER, '--input-type=module', '-e', program], {
     cwd: ROOT,
-    env: childEnv({ DATABASE_FILE: file, CLOCK_START: String(CLOCK_START) }),
+    env: childEnv({ DATABASE_URL: databaseUrlOf(database), CLOCK_START: String(CLOCK_START) }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const stdout: string[] = [];
@@ -150,22 +99,20 @@ interface EventPayload {
 const events = (collected: Collected<{ queueEvents: EventPayload }>) => collected.data.map((data) => data.queueEvents);
 const range = (from: number, to: number) => Array.from({ length: Math.max(0, to - from + 1) }, (_, index) => from + index);
 
-function readEvents(file: string): { id: number; type: string; itemId: number | null; leaseNumber: number | null }[] {
-  const db = new Database(file, { readonly: true });
-  try {
-    return db.prepare('SELECT id, type, itemId, leaseNumber FROM "Event" ORDER BY id').all() as never;
-  } finally {
-    db.close();
-  }
+/** The stored history, read through a connection of the test's own (committed data only, on either backend). */
+function readEvents(db: Database): Promise<{ id: number; type: string; itemId: number | null; leaseNumber: number | null }[]> {
+  return db.read.event.findMany({ select: { id: true, type: true, itemId: true, leaseNumber: true }, orderBy: { id: 'asc' } });
 }
 
-const latestSequence = (file: string) => readEvents(file).at(-1)?.id ?? 0;
+const latestSequence = async (db: Database) => (await readEvents(db)).at(-1)?.id ?? 0;
 
 /** The reviewers of the expiry race: round r claims 4 + 2r leases, one per reviewer. */
 const ROUNDS = [0, 1, 2].map((round) => Array.from({ length: 4 + round * 2 }, (_, n) => `r${round}-${n}`));
 
-describe('two fake-clock server processes on one file', () => {
-  const temp = tempDatabaseFile();
+describe('two fake-clock server processes on one database', () => {
+  let database: TestDatabase;
+  /** The test's own reading connection to the database. */
+  let db: Database;
   let a: FakeClockServer;
   let b: FakeClockServer;
   /** Every principal the tests use, made before any test takes its starting sequence (a new key is an event). */
@@ -181,8 +128,10 @@ describe('two fake-clock server processes on one file', () => {
   const advanceBoth = (ms: number) => Promise.all([a.advance(ms), b.advance(ms)]);
 
   beforeAll(async () => {
-    [a, b] = await Promise.all([startFakeClockServer(temp.file), startFakeClockServer(temp.file)]);
-    const keys = await createKeys(temp.file, [
+    database = await testDatabase();
+    [a, b] = await Promise.all([startFakeClockServer(database), startFakeClockServer(database)]);
+    db = await openDatabase({ location: database.location });
+    const keys = await createKeys(database, [
       { name: 'admin', roles: ['ADMIN'] },
       { name: 'classifier', roles: ['PROPOSER'] },
       { name: 'watcher', roles: ['VIEWER'] },
@@ -197,11 +146,12 @@ describe('two fake-clock server processes on one file', () => {
   });
   afterAll(async () => {
     await Promise.all([a?.stop(), b?.stop()]);
-    temp.cleanup();
+    await db?.close();
+    await database?.cleanup();
   });
 
   it("changes made by another process reach the first server's subscribers", async () => {
-    const start = latestSequence(temp.file);
+    const start = await latestSequence(db);
     const watcher = await open(a);
     const onA = watcher.subscribe<{ queueEvents: EventPayload }>(QUEUE_EVENTS, { after: start });
 
@@ -235,7 +185,7 @@ describe('two fake-clock server processes on one file', () => {
 
     // …and a process that is no server at all, writing through the services (as the command line does).
     const written = await runWriterProcess(
-      temp.file,
+      database,
       `await items.addItem(deps, { name: 'cli', authenticated: false }, { batchId: 'cli', recordId: 'K-1', proposedCategory: 'alpha', reason: 'from a script' });
        const claim = await leases.claimItem(deps, { name: 'kim', authenticated: false }, { leaseSeconds: 600, batchId: 'cli' });
        return { token: claim.token };`,
@@ -304,7 +254,7 @@ describe('two fake-clock server processes on one file', () => {
   it('a lapsed lease is recorded once as LEASE_EXPIRED and pushed once by each server, though both clocks pass it together', async () => {
     const watchA = await open(a);
     const watchB = await open(b);
-    const start = latestSequence(temp.file);
+    const start = await latestSequence(db);
     const onA = watchA.subscribe<{ queueEvents: EventPayload }>(QUEUE_EVENTS, { after: start });
     const onB = watchB.subscribe<{ queueEvents: EventPayload }>(QUEUE_EVENTS, { after: start });
     const claimedItems = new Set<string>();
@@ -323,7 +273,7 @@ describe('two fake-clock server processes on one file', () => {
       );
       for (const claimed of claims) claimedItems.add((claimed.claimItem as { item: { id: string } }).item.id);
       // Both servers have seen every claim, so both expiry announcers are armed for them.
-      const claimedSoFar = latestSequence(temp.file);
+      const claimedSoFar = await latestSequence(db);
       await waitFor(() => events(onA).at(-1)?.sequence === claimedSoFar && events(onB).at(-1)?.sequence === claimedSoFar);
 
       const [movedA, movedB] = await advanceBoth(30_000);
@@ -331,7 +281,7 @@ describe('two fake-clock server processes on one file', () => {
     }
 
     // Exactly one LEASE_EXPIRED per lease in the history.
-    const stored = readEvents(temp.file).filter((event) => event.id > start);
+    const stored = (await readEvents(db)).filter((event) => event.id > start);
     const expired = stored.filter((event) => event.type === 'LEASE_EXPIRED');
     const claimed = stored.filter((event) => event.type === 'LEASE_CLAIMED');
     expect(claimed).toHaveLength(4 + 6 + 8);
@@ -344,7 +294,7 @@ describe('two fake-clock server processes on one file', () => {
     await ask(b.url, as('classifier'), ADD_ITEMS, {
       items: [{ batchId: 'marker', recordId: 'M', proposedCategory: 'alpha', reason: 'marker' }],
     });
-    const end = latestSequence(temp.file);
+    const end = await latestSequence(db);
     for (const [name, sub] of [
       ['A', onA],
       ['B', onB],

@@ -5,8 +5,9 @@ import { createClient } from 'graphql-ws';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { ConfigError, loadConfig } from '../../src/config.js';
+import { type TestDatabase, testDatabase } from '../support/database.js';
 import { createKey, type KeyHolder, type StartedServer, startServerProcess } from '../support/process.js';
-import { postGraphQL, startTestServer, type TestClient, type TestServer, tempDatabaseFile } from '../support/server.js';
+import { postGraphQL, startTestServer, type TestClient, type TestServer } from '../support/server.js';
 
 /** Who sends a request: anything with the `authorization` header of an API key (or nobody). */
 type Caller = Pick<TestClient | KeyHolder, 'headers'> | null;
@@ -389,9 +390,9 @@ describe('the METRICS and METRICS_PUBLIC settings', () => {
   });
 
   describe('in the server process', () => {
-    const enabledDb = tempDatabaseFile();
-    const publicDb = tempDatabaseFile();
-    const disabledDb = tempDatabaseFile();
+    let enabledDb: TestDatabase;
+    let publicDb: TestDatabase;
+    let disabledDb: TestDatabase;
     let enabled: StartedServer;
     let open: StartedServer;
     let disabled: StartedServer;
@@ -399,21 +400,21 @@ describe('the METRICS and METRICS_PUBLIC settings', () => {
     let viewer: KeyHolder;
 
     beforeAll(async () => {
-      // Keys made in each file before its server starts, so no first-run ADMIN key is made (or printed);
-      // the public one has no key at all and is told not to make one.
-      scraper = await createKey(enabledDb.file, 'prometheus', ['VIEWER']);
-      viewer = await createKey(disabledDb.file, 'viewer', ['VIEWER']);
+      // A database of its own for each (a SQLite file, or a PostgreSQL database). Keys made in each before
+      // its server starts, so no first-run ADMIN key is made (or printed); the public one has no key at all
+      // and is told not to make one.
+      [enabledDb, publicDb, disabledDb] = await Promise.all([testDatabase(), testDatabase(), testDatabase()]);
+      scraper = await createKey(enabledDb, 'prometheus', ['VIEWER']);
+      viewer = await createKey(disabledDb, 'viewer', ['VIEWER']);
       [enabled, open, disabled] = await Promise.all([
-        startServerProcess({ DATABASE_URL: `file:${enabledDb.file}` }),
-        startServerProcess({ DATABASE_URL: `file:${publicDb.file}`, METRICS_PUBLIC: 'true', BOOTSTRAP_ADMIN_KEY: 'false' }),
-        startServerProcess({ DATABASE_URL: `file:${disabledDb.file}`, METRICS: 'false' }),
+        startServerProcess({}, { database: enabledDb }),
+        startServerProcess({ METRICS_PUBLIC: 'true', BOOTSTRAP_ADMIN_KEY: 'false' }, { database: publicDb }),
+        startServerProcess({ METRICS: 'false' }, { database: disabledDb }),
       ]);
     });
     afterAll(async () => {
       await Promise.all([enabled?.kill(), open?.kill(), disabled?.kill()]);
-      enabledDb.cleanup();
-      publicDb.cleanup();
-      disabledDb.cleanup();
+      await Promise.all([enabledDb?.cleanup(), publicDb?.cleanup(), disabledDb?.cleanup()]);
     });
 
     it('serves /metrics by default to an authenticated caller only', async () => {

@@ -1,12 +1,22 @@
-// Two real server processes on one SQLite file: no double claim, no lost decision, no SQLITE_BUSY for clients.
-// Every claimant is a REVIEWER principal with its own API key, made in the file before the servers start;
-// each request goes to either process, whichever made the lease.
+// Two real server processes on one database (a SQLite file, or one PostgreSQL database): no double claim,
+// no lost decision, no SQLITE_BUSY (or lock error) for clients. Every claimant is a REVIEWER principal with
+// its own API key, made in the database before the servers start; each request goes to either process,
+// whichever made the lease.
 import { existsSync } from 'node:fs';
-import Database from 'better-sqlite3';
+import BetterSqlite from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readMigrations } from '../../src/db/migrate.js';
-import { bootstrapAdmin, createKeys, type KeyHolder, post, type StartedServer, startServerProcess } from '../support/process.js';
-import { tempDatabaseFile } from '../support/server.js';
+import { POSTGRES_MIGRATIONS_DIR } from '../../src/db/migrate-postgres.js';
+import { type TestDatabase, testDatabase, withPostgres } from '../support/database.js';
+import {
+  bootstrapAdmin,
+  createKeys,
+  type KeyHolder,
+  post,
+  type StartedServer,
+  startServerProcess,
+  withDatabase,
+} from '../support/process.js';
 
 const ITEMS = 200;
 const BURST = ITEMS + 60;
@@ -118,8 +128,8 @@ async function decide(server: StartedServer, held: Held, n: number, ledger: Ledg
   ledger.decisions.push({ recordId: item.recordId, reviewer: held.reviewer.name, version: item.version, status: decision });
 }
 
-describe('two server processes on one SQLite file', () => {
-  const temp = tempDatabaseFile();
+describe('two server processes on one database', () => {
+  let database: TestDatabase;
   let a: StartedServer;
   let b: StartedServer;
   let admin: KeyHolder;
@@ -135,7 +145,8 @@ describe('two server processes on one SQLite file', () => {
     // burst, so the servers keep their default limit.
     const reviewers = (prefix: string, count: number) =>
       Array.from({ length: count }, (_, index) => ({ name: `${prefix}-${index}`, roles: ['REVIEWER' as const] }));
-    const keys = await createKeys(temp.file, [
+    database = await testDatabase();
+    const keys = await createKeys(database, [
       { name: 'admin', roles: ['ADMIN'] },
       { name: 'classifier', roles: ['PROPOSER'] },
       ...reviewers('burst', BURST),
@@ -146,12 +157,12 @@ describe('two server processes on one SQLite file', () => {
     burst = keys.slice(2, 2 + BURST);
     racers = keys.slice(2 + BURST, 2 + BURST + RACERS);
     workers = keys.slice(2 + BURST + RACERS);
-    const env = { DATABASE_URL: `file:${temp.file}`, SQLITE_SYNCHRONOUS: 'NORMAL' };
-    [a, b] = await Promise.all([startServerProcess(env), startServerProcess(env)]);
+    const env = { SQLITE_SYNCHRONOUS: 'NORMAL' };
+    [a, b] = await Promise.all([startServerProcess(env, { database }), startServerProcess(env, { database })]);
   });
   afterAll(async () => {
     await Promise.all([a?.kill(), b?.kill()]);
-    temp.cleanup();
+    await database?.cleanup();
   });
 
   it(`shares ${ITEMS} items between concurrent claimants on both processes without a double claim or a lost decision`, async () => {
@@ -224,24 +235,16 @@ describe('two server processes on one SQLite file', () => {
     expect(new Set(ledger.decisions.map((decision) => decision.recordId)).size).toBe(ITEMS);
     expect(ledger.claims).toHaveLength(ITEMS + ledger.releases.length);
 
-    const db = new Database(temp.file, { readonly: true });
-    try {
-      const rows = db.prepare('SELECT id, recordId, status, reviewedBy, version, leaseTokenHash FROM "Item" ORDER BY id').all() as {
-        id: number;
-        recordId: string;
-        status: string;
-        reviewedBy: string | null;
-        version: number;
-        leaseTokenHash: string | null;
-      }[];
-      const events = db.prepare('SELECT id, type, actor, itemId, itemVersion, toStatus FROM "Event" ORDER BY id').all() as {
-        id: number;
-        type: string;
-        actor: string;
-        itemId: number | null;
-        itemVersion: number | null;
-        toStatus: string | null;
-      }[];
+    // The stored state, read through a connection of the test's own once both servers are done.
+    await withDatabase(database, async (db) => {
+      const rows = await db.read.item.findMany({
+        select: { id: true, recordId: true, status: true, reviewedBy: true, version: true, leaseTokenHash: true },
+        orderBy: { id: 'asc' },
+      });
+      const events = await db.read.event.findMany({
+        select: { id: true, type: true, actor: true, itemId: true, itemVersion: true, toStatus: true },
+        orderBy: { id: 'asc' },
+      });
       expect(rows).toHaveLength(ITEMS);
 
       const decisionByRecord = new Map(ledger.decisions.map((decision) => [decision.recordId, decision]));
@@ -283,9 +286,7 @@ describe('two server processes on one SQLite file', () => {
         expect(history.at(-1)?.type).toBe('ITEM_DECIDED');
       }
       expect(new Set(events.map((event) => event.id)).size).toBe(events.length);
-    } finally {
-      db.close();
-    }
+    });
 
     // Both processes still answer, and neither logged an unexpected error.
     for (const server of servers) {
@@ -297,25 +298,39 @@ describe('two server processes on one SQLite file', () => {
   });
 });
 
-describe('two server processes starting on a new file at the same moment', () => {
-  const temp = tempDatabaseFile();
+/** The tables in the PostgreSQL database `url`'s public schema. */
+const postgresTables = (url: string) =>
+  withPostgres(url, async (client) => {
+    const { rows } = await client.query<{ name: string }>("SELECT tablename AS name FROM pg_tables WHERE schemaname = 'public'");
+    return rows.map((row) => row.name);
+  });
+
+describe('two server processes starting on a new database at the same moment', () => {
+  let database: TestDatabase;
   const started: StartedServer[] = [];
+  beforeAll(async () => {
+    // Nothing there yet: no SQLite file, or an empty PostgreSQL database (not migrated).
+    database = await testDatabase({ empty: true });
+  });
   afterAll(async () => {
     await Promise.all(started.map((server) => server.kill()));
-    temp.cleanup();
+    await database?.cleanup();
   });
 
   it('both migrate, both become ready, the migrations are recorded once, and one first ADMIN key is made between them', async () => {
-    expect(existsSync(temp.file)).toBe(false);
-    const env = { DATABASE_URL: `file:${temp.file}` };
-    const results = await Promise.allSettled([startServerProcess(env), startServerProcess(env)]);
+    const { location } = database;
+    if (location.dialect === 'sqlite') expect(existsSync(location.file)).toBe(false);
+    else expect(await postgresTables(location.url)).toEqual([]);
+    const results = await Promise.allSettled([startServerProcess({}, { database }), startServerProcess({}, { database })]);
     for (const result of results) if (result.status === 'fulfilled') started.push(result.value);
     expect(results.map((result) => (result.status === 'rejected' ? String(result.reason) : 'started'))).toEqual(['started', 'started']);
 
-    // Exactly one of them made (and printed) the first key; the other found it there.
-    const made = started.map((server) =>
-      server.stdout.some((line) => (JSON.parse(line) as { msg?: string }).msg === 'made the first ADMIN API key (printed on stderr)'),
-    );
+    // Exactly one of them made (and printed) the first key; the other found it there. (That line follows the
+    // "listening" one, and the log is written asynchronously: wait until it has come through the pipe. The
+    // database check below proves no second key was made.)
+    const MADE = 'made the first ADMIN API key (printed on stderr)';
+    await Promise.any(started.map((server) => server.waitForLog((line) => line.msg === MADE, 10_000)));
+    const made = started.map((server) => server.stdout.some((line) => (JSON.parse(line) as { msg?: string }).msg === MADE));
     expect(made.filter(Boolean)).toHaveLength(1);
     const maker = started[made.indexOf(true)] as StartedServer;
     const admin = await bootstrapAdmin(maker);
@@ -327,17 +342,48 @@ describe('two server processes starting on a new file at the same moment', () =>
       const { body } = await post(server.url, '{ categories { name } viewer { name roles } }', undefined, admin.headers);
       expect(body).toEqual({ data: { categories: [], viewer: { name: 'admin', roles: ['ADMIN'] } } });
     }
-    const db = new Database(temp.file, { readonly: true });
-    try {
-      const recorded = db.prepare('SELECT migration_name AS name FROM "_prisma_migrations" ORDER BY migration_name').all();
-      expect(recorded).toEqual(readMigrations().map((migration) => ({ name: migration.name })));
-      expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
-      expect(db.prepare('SELECT name, roles, createdBy FROM "ApiKey"').all()).toEqual([
+
+    if (location.dialect === 'sqlite') {
+      // Read-only, with SQLite itself: the servers made the file, not this test.
+      const db = new BetterSqlite(location.file, { readonly: true });
+      try {
+        const recorded = db.prepare('SELECT migration_name AS name FROM "_prisma_migrations" ORDER BY migration_name').all();
+        expect(recorded).toEqual(readMigrations().map((migration) => ({ name: migration.name })));
+        // Several processes on one file need the write-ahead log (readers never wait for the writer).
+        expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
+      } finally {
+        db.close();
+      }
+    } else {
+      const recorded = await withPostgres(location.url, async (client) => {
+        const history = await client.query<{ name: string; finished: boolean }>(
+          'SELECT migration_name AS name, finished_at IS NOT NULL AS finished FROM "_prisma_migrations" ORDER BY migration_name',
+        );
+        // Several instances on one database: each follows the history on a LISTEN connection of its own,
+        // and no instance still holds the migration lock (the next one to start would wait for it). The
+        // lock's bigint key 7415620001 (src/db/migrate-postgres.ts) shows as classid 1, objid 3120652705.
+        // (Not every advisory lock: a write in flight, such as a key's last-use time, holds the write lock.)
+        const tails = await client.query<{ n: number }>(
+          "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'leasehold-tail'",
+        );
+        const advisory = await client.query<{ n: number }>(
+          `SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND classid = 1 AND objid = 3120652705 AND objsubid = 1
+             AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`,
+        );
+        return { history: history.rows, tails: tails.rows[0]?.n, migrationLocks: advisory.rows[0]?.n };
+      });
+      expect(recorded).toEqual({
+        history: readMigrations(POSTGRES_MIGRATIONS_DIR).map((migration) => ({ name: migration.name, finished: true })),
+        tails: 2,
+        migrationLocks: 0,
+      });
+    }
+    // The first key, once, and its one event: the same on either backend.
+    await withDatabase(database, async (db) => {
+      expect(await db.read.apiKey.findMany({ select: { name: true, roles: true, createdBy: true } })).toEqual([
         { name: 'admin', roles: 'ADMIN', createdBy: 'system' },
       ]);
-      expect(db.prepare(`SELECT count(*) AS n FROM "Event" WHERE "type" = 'API_KEY_CREATED'`).get()).toEqual({ n: 1 });
-    } finally {
-      db.close();
-    }
+      expect(await db.read.event.count({ where: { type: 'API_KEY_CREATED' } })).toBe(1);
+    });
   });
 });

@@ -1,20 +1,23 @@
 // The real server process: the first start on a new database (its ADMIN key, printed once),
 // endpoints, offline GraphiQL, JSON logs with request ids, graceful shutdown, configuration errors;
-// and, in-process, how unexpected errors are masked.
-import { mkdtempSync, rmSync } from 'node:fs';
+// and, in-process, how unexpected errors are masked. On SQLite the first start makes the default file
+// in its working directory; on PostgreSQL it migrates the empty database DATABASE_URL names.
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.js';
-import { ConfigError, databaseFileFromUrl, loadConfig, redactDatabaseUrl } from '../../src/config.js';
+import { ConfigError, databaseFileFromUrl, describeDatabase, loadConfig, redactDatabaseUrl } from '../../src/config.js';
 import { type Database, openDatabase } from '../../src/db/client.js';
+import { readMigrations } from '../../src/db/migrate.js';
+import { POSTGRES_MIGRATIONS_DIR } from '../../src/db/migrate-postgres.js';
 import { ManualClock } from '../../src/domain/clock.js';
 import { createLogger } from '../../src/logger.js';
 import { createApiKey } from '../../src/services/api-keys.js';
+import { type TestDatabase, testDatabase, withPostgres } from '../support/database.js';
 import { bootstrapAdmin, type KeyHolder, post, type StartedServer, spawnServer, startServerProcess } from '../support/process.js';
-import { tempDatabaseFile } from '../support/server.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -61,15 +64,22 @@ function readUntil(socket: Socket, done: (text: string) => boolean): Promise<str
 }
 
 describe('the server process', () => {
-  // No DATABASE_URL: the server must create ./data/leasehold.db in its working directory.
+  // SQLite: no DATABASE_URL, so the server must create ./data/leasehold.db in its working directory.
+  // PostgreSQL: DATABASE_URL names an empty database, which the server migrates (and nothing is written to cwd).
   const cwd = mkdtempSync(path.join(tmpdir(), 'leasehold-server-'));
+  /** The empty PostgreSQL database; null on SQLite. */
+  let database: TestDatabase | null = null;
   let server: StartedServer;
   /** The ADMIN key the first start printed, and everything on stderr by then (the banner). */
   let admin: KeyHolder;
   let banner: string[];
 
   beforeAll(async () => {
-    server = await startServerProcess({ LOG_LEVEL: 'debug', SHUTDOWN_TIMEOUT_MS: '30000' }, { cwd });
+    const fresh = await testDatabase({ empty: true });
+    if (fresh.location.dialect === 'postgresql') database = fresh;
+    else await fresh.cleanup();
+    const env: Record<string, string> = database ? { DATABASE_URL: database.url } : {};
+    server = await startServerProcess({ ...env, LOG_LEVEL: 'debug', SHUTDOWN_TIMEOUT_MS: '30000' }, { cwd });
     admin = await bootstrapAdmin(server);
     // The banner is written in one go; its last line follows the key by a few lines.
     await server.waitForStderr((line) => line.includes('See the README.'));
@@ -78,11 +88,24 @@ describe('the server process', () => {
   afterAll(async () => {
     await server?.kill();
     rmSync(cwd, { recursive: true, force: true });
+    await database?.cleanup();
   });
 
-  it('creates the default database file ./data/leasehold.db and answers /health, /ready and POST /graphql', async () => {
+  it('creates the database (the default file ./data/leasehold.db, or the PostgreSQL schema) and answers /health, /ready and POST /graphql', async () => {
     const listening = parseLines(server.stdout).find((line) => String(line.msg).startsWith('Leasehold is listening'));
-    expect(listening?.database).toBe(path.join(cwd, 'data', 'leasehold.db'));
+    if (database) {
+      // The log names the database without its password, and the server wrote nothing where it runs.
+      expect(listening?.database).toBe(describeDatabase(database.location));
+      expect(String(listening?.database)).not.toContain(':leasehold@');
+      expect(readdirSync(cwd)).toEqual([]);
+      const migrated = await withPostgres(database.url, (client) =>
+        client.query<{ n: number }>('SELECT count(*)::int AS n FROM "_prisma_migrations" WHERE finished_at IS NOT NULL'),
+      );
+      expect(migrated.rows[0]?.n).toBe(readMigrations(POSTGRES_MIGRATIONS_DIR).length);
+    } else {
+      expect(listening?.database).toBe(path.join(cwd, 'data', 'leasehold.db'));
+      expect(existsSync(path.join(cwd, 'data', 'leasehold.db'))).toBe(true);
+    }
     expect(listening?.url).toBe(`${server.url}/graphql`);
     expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
 
@@ -99,7 +122,8 @@ describe('the server process', () => {
     expect(banner[0]).toBe('Leasehold: this database had no API keys, so an ADMIN key was made. It is shown only this once:');
     expect(banner).toContain(`Open ${server.url}/graphql and paste this under Headers:`);
     expect(banner).toContain(`    { "Authorization": "Bearer ${admin.key}" }`);
-    const made = parseLines(server.stdout).find((line) => line.msg === 'made the first ADMIN API key (printed on stderr)');
+    // The log is written asynchronously: the line may come through the pipe after the banner on stderr.
+    const made = await server.waitForLog((line) => line.msg === 'made the first ADMIN API key (printed on stderr)', 10_000);
     expect(made).toMatchObject({ keyId: 1, prefix: admin.key.slice(0, 12) });
     expect(server.stdout.join('\n')).not.toContain(admin.key);
 
@@ -233,9 +257,9 @@ describe('the server process', () => {
 
 describe('an invalid configuration', () => {
   it('exits 1 with one clear JSON message and no stack trace', async () => {
-    const temp = tempDatabaseFile();
+    const database = await testDatabase();
     try {
-      const child = spawnServer({ PORT: 'abc', DATABASE_URL: `file:${temp.file}` });
+      const child = spawnServer({ PORT: 'abc', DATABASE_URL: database.url });
       expect(await child.exited).toBe(1);
       expect(child.stdout).toEqual([]);
       expect(child.stderr).toHaveLength(1);
@@ -244,7 +268,7 @@ describe('an invalid configuration', () => {
       expect(String(message.msg)).toMatch(/^Invalid configuration: PORT: /);
       expect(child.stderr.join('\n')).not.toMatch(/\n\s+at |\.ts:\d+|node:internal/);
     } finally {
-      temp.cleanup();
+      await database.cleanup();
     }
   });
 
@@ -270,7 +294,7 @@ describe('an invalid configuration', () => {
 });
 
 describe('error masking', () => {
-  const temp = tempDatabaseFile();
+  let database: TestDatabase;
   const logs: string[] = [];
   let db: Database;
   let url: string;
@@ -278,7 +302,8 @@ describe('error masking', () => {
   let auth: { authorization: string };
 
   beforeAll(async () => {
-    db = await openDatabase({ file: temp.file, synchronous: 'NORMAL' });
+    database = await testDatabase();
+    db = await openDatabase({ location: database.location, synchronous: 'NORMAL' });
     const { key } = await createApiKey(
       { db, clock: new ManualClock(Date.UTC(2026, 10, 30, 9)) },
       { name: 'test-setup', authenticated: false },
@@ -317,7 +342,7 @@ describe('error masking', () => {
   });
   afterAll(async () => {
     await stop?.();
-    temp.cleanup();
+    await database?.cleanup();
   });
 
   it('gives the client INTERNAL_SERVER_ERROR with a request id, and logs the real error under the same id', async () => {

@@ -75,8 +75,9 @@ describe('WebSocket authentication', () => {
     const viewer = await server.as('revoked-elsewhere', ['VIEWER']);
     const ws = await connectWs(server.url, viewer.headers);
     const key = await server.db.read.apiKey.findFirstOrThrow({ where: { name: 'revoked-elsewhere' } });
-    // A second connection to the file: its commits reach the server only through the file, as another process's would.
-    const elsewhere = await openDatabase({ file: server.file });
+    // A second connection to the database (the SQLite file, or the PostgreSQL database): its commits reach the
+    // server only through the database, as another process's would.
+    const elsewhere = await openDatabase({ location: server.db.location });
     try {
       await revokeApiKey({ db: elsewhere, clock: server.clock }, { name: 'ops', authenticated: false }, key.id);
     } finally {

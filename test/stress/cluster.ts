@@ -1,5 +1,6 @@
-// Server processes on one database file, each in a slot with a fixed port, that can be SIGKILLed and restarted in
-// place: the stress test's "deployment". Clients address slots, as they would address instances behind a proxy.
+// Server processes on one database (a SQLite file or a PostgreSQL database), each in a slot with a fixed port, that can
+// be SIGKILLed and restarted in place: the stress test's "deployment". Clients address slots, as they would address
+// instances behind a proxy.
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { type ServerProcess, spawnServer } from '../support/process.js';
@@ -50,7 +51,8 @@ export class Cluster {
   private readonly killed = new Set<ServerProcess>();
 
   constructor(
-    private readonly file: string,
+    /** DATABASE_URL of every server: `file:…` or `postgresql://…`. */
+    private readonly databaseUrl: string,
     private readonly env: Record<string, string>,
   ) {}
 
@@ -93,7 +95,7 @@ export class Cluster {
     const begun = performance.now();
     const server = spawnServer({
       ...this.env,
-      DATABASE_URL: `file:${this.file}`,
+      DATABASE_URL: this.databaseUrl,
       HOST: '127.0.0.1',
       PORT: String(slot.port),
     });

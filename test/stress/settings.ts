@@ -1,6 +1,12 @@
 // Sizes of the stress run, read from the environment: CI runs the defaults, a longer local run is one variable away.
+// STRESS_BACKEND picks the database (vitest.stress.config.ts sets it per project): SQLite (server processes and the
+// command line on one file) or PostgreSQL (server processes on one database; no command line, which is SQLite-only).
+
+export type StressBackend = 'sqlite' | 'postgresql';
 
 export interface StressSettings {
+  /** The database the servers share: one SQLite file, or one PostgreSQL database (LEASEHOLD_TEST_POSTGRES_URL's server). */
+  backend: StressBackend;
   /** Items seeded over HTTP before the load starts (addItems, 500 per call). */
   items: number;
   /** Concurrent REVIEWER principals, each with its own API key. */
@@ -9,9 +15,12 @@ export interface StressSettings {
   seconds: number;
   /** SIGKILLs of a server during the load, each followed by a restart in place. */
   kills: number;
-  /** Server processes on the one database file. */
+  /** Server processes on the one database: 2 on SQLite, 3 on PostgreSQL by default. */
   servers: number;
-  /** Items the command-line writer adds during the load (`leasehold import` and `add`). */
+  /**
+   * Items the command-line writer adds during the load (`leasehold import` and `add`). Always 0 on PostgreSQL: the
+   * `leasehold` command line (seed A's commands) works on SQLite files only, so that run has no CLI writer.
+   */
   cliItems: number;
   /** Seconds to wait after the load before reading the history, so lapsing leases are announced. */
   settleSeconds: number;
@@ -27,16 +36,30 @@ function integer(name: string, fallback: number, min: number): number {
   return value;
 }
 
+function backend(): StressBackend {
+  const text = process.env.STRESS_BACKEND ?? 'sqlite';
+  if (text !== 'sqlite' && text !== 'postgresql')
+    throw new Error(`STRESS_BACKEND must be sqlite or postgresql, got ${JSON.stringify(text)}`);
+  return text;
+}
+
 export function readSettings(): StressSettings {
+  const database = backend();
+  const postgres = database === 'postgresql';
+  if (postgres && Number(process.env.STRESS_CLI_ITEMS ?? 0) > 0) {
+    throw new Error('STRESS_CLI_ITEMS must be 0 on PostgreSQL: the leasehold command line works on SQLite files only.');
+  }
   return {
+    backend: database,
     items: integer('STRESS_ITEMS', 10_000, 1),
     reviewers: integer('STRESS_REVIEWERS', 64, 1),
     // The shortest lease is 30 s: a shorter load would never see one lapse and be re-claimed.
     seconds: integer('STRESS_SECONDS', 45, 31),
     kills: integer('STRESS_KILLS', 20, 0),
-    // Two at least: a kill always leaves a server running, whose expiry announcer keeps working.
-    servers: integer('STRESS_SERVERS', 2, 2),
-    cliItems: integer('STRESS_CLI_ITEMS', 300, 0),
+    // Two at least: a kill always leaves a server running, whose expiry announcer keeps working. Three on PostgreSQL,
+    // where the instances do not share a file but a server, an advisory write lock and a LISTEN channel.
+    servers: integer('STRESS_SERVERS', postgres ? 3 : 2, 2),
+    cliItems: postgres ? 0 : integer('STRESS_CLI_ITEMS', 300, 0),
     settleSeconds: integer('STRESS_SETTLE_SECONDS', 5, 2),
     seed: integer('STRESS_SEED', Math.floor(Math.random() * 2 ** 31), 0),
   };

@@ -42,8 +42,13 @@ export function databaseUrl(admin: string, name: string): string {
 }
 
 /** Runs `work` on a short-lived connection to the server's admin database. */
-export async function withAdmin<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: adminUrl() });
+export function withAdmin<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
+  return withPostgres(adminUrl(), work);
+}
+
+/** Runs `work` on a short-lived plain connection (not through Leasehold's code) to the PostgreSQL database `url`. */
+export async function withPostgres<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
     return await work(client);

@@ -1,9 +1,11 @@
 // TEST-ONLY entry point (kept out of src/ so it never ships): the real app on a ManualClock that the
-// parent test moves over IPC, so several server processes on one file can be driven past lease expiry
-// together. Run as `node --import tsx test/support/fake-clock-server.ts` with stdio including 'ipc'.
-//   env:  DATABASE_FILE (required), CLOCK_START (ms since the epoch), LOG_LEVEL (default warn, to stderr),
+// parent test moves over IPC, so several server processes on one database can be driven past lease
+// expiry together. Run as `node --import tsx test/support/fake-clock-server.ts` with stdio including
+// 'ipc' (startFakeClockServer in process.ts does).
+//   env:  DATABASE_URL (a SQLite `file:` URL or a PostgreSQL URL, as for the real server) or DATABASE_FILE
+//         (a SQLite file), CLOCK_START (ms since the epoch), LOG_LEVEL (default warn, to stderr),
 //         RATE_LIMIT_PER_SECOND and RATE_LIMIT_BURST (as for the real server; the bucket refills by this
-//         process's manual clock). Callers authenticate with API keys made in DATABASE_FILE
+//         process's manual clock). Callers authenticate with API keys made in the database
 //         (createKeys in process.ts); no first ADMIN key is made.
 //   out:  one JSON line {"url": "http://127.0.0.1:PORT"} on stdout once listening
 //   ipc:  {type:'advance', id, ms} → clock moved, expiries recorded → {type:'advanced', id, now}
@@ -31,19 +33,20 @@ export interface AdvancedMessage {
 
 const file = process.env.DATABASE_FILE;
 const send = process.send?.bind(process);
-if (!file || !send) {
-  process.stderr.write('fake-clock-server: needs DATABASE_FILE and an IPC channel (spawn with stdio [..., "ipc"]).\n');
+if ((!file && !process.env.DATABASE_URL) || !send) {
+  process.stderr.write('fake-clock-server: needs DATABASE_URL or DATABASE_FILE and an IPC channel (spawn with stdio [..., "ipc"]).\n');
   process.exit(2);
 }
 
-// The rate limit settings, validated as the real server validates them.
-const { rateLimit } = loadConfig({
+// The database and the rate limit settings, validated as the real server validates them.
+const { database, rateLimit } = loadConfig({
+  DATABASE_URL: file ? `file:${file}` : process.env.DATABASE_URL,
   RATE_LIMIT_PER_SECOND: process.env.RATE_LIMIT_PER_SECOND,
   RATE_LIMIT_BURST: process.env.RATE_LIMIT_BURST,
 });
 const clock = new ManualClock(Number(process.env.CLOCK_START ?? Date.UTC(2026, 10, 30, 9, 0, 0)));
 const logger = createLogger(process.env.LOG_LEVEL ?? 'warn', pino.destination({ dest: 2, sync: true }));
-const db = await openDatabase({ file, synchronous: 'NORMAL' });
+const db = await openDatabase({ location: database, synchronous: 'NORMAL' });
 const app = createApp({
   db,
   clock,

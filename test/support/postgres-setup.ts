@@ -6,10 +6,9 @@ import { adminUrl, databaseUrl, RUN_PREFIX, TEMPLATE_DATABASE, withAdmin } from 
 
 async function dropTestDatabases(): Promise<void> {
   await withAdmin(async (client) => {
-    const { rows } = await client.query<{ datname: string }>(
-      'SELECT datname FROM pg_database WHERE starts_with(datname, $1)',
-      [RUN_PREFIX],
-    );
+    const { rows } = await client.query<{ datname: string }>('SELECT datname FROM pg_database WHERE starts_with(datname, $1)', [
+      RUN_PREFIX,
+    ]);
     for (const { datname } of rows) await client.query(`DROP DATABASE IF EXISTS "${datname}" WITH (FORCE)`);
   });
 }

@@ -173,7 +173,7 @@ export async function startServerProcess(
   env: Record<string, string>,
   options: { cwd?: string; database?: DatabaseRef } = {},
 ): Promise<StartedServer> {
-  const database = options.database === undefined ? {} : { DATABASE_URL: databaseUrlOf(options.database) };
+  const database: Record<string, string> = options.database === undefined ? {} : { DATABASE_URL: databaseUrlOf(options.database) };
   const server = spawnServer({ PORT: '0', LOG_LEVEL: 'info', ...database, ...env }, options);
   try {
     const listening = await server.waitForLog((line) => typeof line.msg === 'string' && line.msg.startsWith('Leasehold is listening'));
