@@ -53,8 +53,8 @@ function decidedItem() {
   return { item, events, ledger };
 }
 
-function failing(snapshot: Snapshot, ledger: Ledger): string[] {
-  const { violations } = judge(snapshot, ledger, { loadEndedAt: T + 60_000, maxLeaseMs: 60_000 });
+function failing(snapshot: Snapshot, ledger: Ledger, clockToleranceMs = 0): string[] {
+  const { violations } = judge(snapshot, ledger, { loadEndedAt: T + 60_000, maxLeaseMs: 60_000, clockToleranceMs });
   return Object.entries(violations)
     .filter(([, list]) => list.length > 0)
     .map(([check]) => check);
@@ -153,5 +153,48 @@ describe('judge', () => {
     expect(
       failing({ items: [{ ...lapsed, leaseExpiryRecorded: 1, version: 4 }], events: twice, at: T + 1_000 + LEASE + 10_000 }, ledger),
     ).toEqual(['expiry: every lapsed lease recorded as LEASE_EXPIRED exactly once, after it lapsed']);
+  });
+
+  it("allows time to step back by at most the clocks' tolerance, where a release by one instance precedes a claim by another", () => {
+    // r1 releases at T+2 s on an instance whose clock runs 3 ms ahead of r2's; r2's claim commits next, timed 3 ms earlier.
+    const events = [
+      event(1, 'ITEM_ADDED', { actor: 'proposer' }),
+      event(2, 'LEASE_CLAIMED', { occurredAt: T + 1_000, leaseNumber: 1, leaseExpiresAt: T + 1_000 + LEASE }),
+      event(3, 'LEASE_RELEASED', { occurredAt: T + 2_000, leaseNumber: 1 }),
+      event(4, 'LEASE_CLAIMED', { actor: 'r2', occurredAt: T + 1_997, leaseNumber: 2, leaseExpiresAt: T + 1_997 + LEASE }),
+    ];
+    const item: ItemRow = {
+      ...decidedItem().item,
+      status: 'PENDING',
+      finalCategory: null,
+      reviewedBy: null,
+      decidedAt: null,
+      leaseTokenHash: 'h2',
+      claimedBy: 'r2',
+      leaseExpiresAt: T + 1_997 + LEASE,
+      leaseNumber: 2,
+      version: 4,
+    };
+    const ledger = new Ledger();
+    ledger.ack({ op: 'add', via: 'http', actor: 'proposer', batchId: 'b', recordId: 'r', at: T });
+    const where = { via: 'http' as const, batchId: 'b', recordId: 'r' };
+    ledger.ack({ op: 'claim', ...where, actor: 'r1', leaseNumber: 1, version: 2, expiresAt: T + 1_000 + LEASE, at: T + 1_000 });
+    ledger.ack({ op: 'release', ...where, actor: 'r1', leaseNumber: 1, version: 3, at: T + 2_000 });
+    ledger.ack({
+      op: 'claim',
+      ...where,
+      actor: 'r2',
+      leaseNumber: 2,
+      version: 4,
+      tokenHash: 'h2',
+      expiresAt: T + 1_997 + LEASE,
+      at: T + 2_000,
+    });
+    const snapshot = { items: [item], events, at: T + 10_000 };
+    expect(failing(snapshot, ledger, 5)).toEqual([]);
+    expect(failing(snapshot, ledger, 2)).toEqual([
+      "time: along each item's history (commit order) time never runs backwards beyond the clocks' tolerance",
+      'leases: claimed in order, renewed/released/decided only while unexpired, never two unexpired at once',
+    ]);
   });
 });

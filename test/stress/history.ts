@@ -65,9 +65,25 @@ const LEASE_EVENTS = new Set(['LEASE_CLAIMED', 'LEASE_RENEWED', 'LEASE_RELEASED'
 const key = (batchId: string, recordId: string) => `${batchId}\u0000${recordId}`;
 const leaseKey = (itemId: number, leaseNumber: number | null | undefined) => `${itemId}#${leaseNumber}`;
 
-export function judge(snapshot: Snapshot, ledger: Ledger, options: { loadEndedAt: number; maxLeaseMs: number }): Verdict {
+export interface JudgeOptions {
+  loadEndedAt: number;
+  maxLeaseMs: number;
+  /**
+   * How far apart the clocks of the processes that wrote the history may be, in ms: 0 when they share one clock (SQLite:
+   * every writer on one machine reads its clock under the write lock, so time never runs backwards in commit order).
+   * On PostgreSQL each instance follows the database server's clock by a measured offset, known only to within a few
+   * ms (decision 0008), so an event may carry a time a little before the event committed just before it by another
+   * instance. Along an item's history (commit order) time may then step back by at most this much, and a lease that
+   * ended by a release or decision may seem to overlap the next one by at most this much: the write lock ordered them.
+   */
+  clockToleranceMs?: number;
+}
+
+export function judge(snapshot: Snapshot, ledger: Ledger, options: JudgeOptions): Verdict {
+  const tolerance = options.clockToleranceMs ?? 0;
   const violations: Record<string, string[]> = {
     'item versions: 1, 2, 3, … per item, the last one on the row': [],
+    "time: along each item's history (commit order) time never runs backwards beyond the clocks' tolerance": [],
     'leases: claimed in order, renewed/released/decided only while unexpired, never two unexpired at once': [],
     'expiry: every lapsed lease recorded as LEASE_EXPIRED exactly once, after it lapsed': [],
     'final state: the Item row is what its history says': [],
@@ -92,9 +108,25 @@ export function judge(snapshot: Snapshot, ledger: Ledger, options: { loadEndedAt
   const decidedEvents = new Map<number, EventRow>();
   let intervals = 0;
   let lapsedAndRecorded = 0;
+  let stepsBack = 0;
+  let largestStepBack = 0;
   for (const item of snapshot.items) {
     const events = history.get(item.id) ?? [];
     const label = `${item.batchId}/${item.recordId} (id ${item.id})`;
+    for (let index = 1; index < events.length; index++) {
+      const before = events[index - 1] as EventRow;
+      const after = events[index] as EventRow;
+      const back = before.occurredAt - after.occurredAt;
+      if (back <= 0) continue;
+      stepsBack += 1;
+      largestStepBack = Math.max(largestStepBack, back);
+      if (back > tolerance) {
+        fail(
+          "time: along each item's history (commit order) time never runs backwards beyond the clocks' tolerance",
+          `${label}: event ${after.id} ${after.type} by ${after.actor} at ${after.occurredAt}, ${back} ms before event ${before.id} ${before.type} by ${before.actor}`,
+        );
+      }
+    }
     const versions = events.map((event) => event.itemVersion);
     if (versions.some((version, index) => version !== index + 1) || versions.at(-1) !== item.version || events[0]?.type !== 'ITEM_ADDED') {
       fail('item versions: 1, 2, 3, … per item, the last one on the row', `${label}: versions ${versions.join(',')}, row ${item.version}`);
@@ -185,12 +217,15 @@ export function judge(snapshot: Snapshot, ledger: Ledger, options: { loadEndedAt
       }
     }
 
-    // The explicit form of the promise: sorted by start, each lease starts no earlier than the previous one ended.
+    // The explicit form of the promise: sorted by start, each lease starts no earlier than the previous one ended. A
+    // lease ended by its holder (release, decision) ends at that event's time, from its writer's clock: the next lease
+    // may then seem to start up to the clocks' tolerance earlier. A lapse is decided by the claiming writer's own clock.
     intervals += leases.length;
     for (let index = 1; index < leases.length; index++) {
       const previous = leases[index - 1] as Interval;
       const next = leases[index] as Interval;
-      if (next.start < previous.end) {
+      const slack = previous.closedBy === 'LEASE_RELEASED' || previous.closedBy === 'ITEM_DECIDED' ? tolerance : 0;
+      if (next.start + slack < previous.end) {
         fail(
           'leases: claimed in order, renewed/released/decided only while unexpired, never two unexpired at once',
           `${label}: lease ${next.leaseNumber} (${next.holder}) from ${next.start} overlaps lease ${previous.leaseNumber} (${previous.holder}) until ${previous.end}`,
@@ -371,6 +406,8 @@ export function judge(snapshot: Snapshot, ledger: Ledger, options: { loadEndedAt
       'items decided': decidedEvents.size,
       'decisions acknowledged': decisionAcks.size,
       'history changes whose answer was lost': unackedCount,
+      'events timed before the event committed before them (clock skew)': stepsBack,
+      'largest such step back (ms)': largestStepBack,
       'items still leased at the snapshot': snapshot.items.filter(
         (item) => item.status === 'PENDING' && item.leaseTokenHash !== null && item.leaseExpiryRecorded === 0,
       ).length,

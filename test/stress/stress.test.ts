@@ -141,7 +141,11 @@ describe(`stress and crash: ${WHERE}`, () => {
       await sleep(settings.settleSeconds * 1000);
       phase('settle');
       const snapshot = await db.readSnapshot();
-      const verdict = judge(snapshot, ledger, { loadEndedAt, maxLeaseMs: MAX_LEASE_SECONDS * 1000 });
+      const verdict = judge(snapshot, ledger, {
+        loadEndedAt,
+        maxLeaseMs: MAX_LEASE_SECONDS * 1000,
+        clockToleranceMs: settings.clockToleranceMs,
+      });
 
       // One last crash of every server, then the database must be intact and still hold every decision.
       await servers.killAll();
@@ -185,7 +189,7 @@ describe(`stress and crash: ${WHERE}`, () => {
           .filter(([, n]) => n > 0)
           .map(([type, n]) => `${type} ${n}`)
           .join(', ')}`,
-        `  verdict: ${Object.entries(verdict.figures)
+        `  verdict (clocks within ${settings.clockToleranceMs} ms): ${Object.entries(verdict.figures)
           .map(([name, n]) => `${name} ${n}`)
           .join(', ')}`,
         `  problems ${ledger.problems.length}, unexpected exits ${servers.unexpectedExits.length}, server error lines ${servers.problems().length}, warnings ${servers.warnings().length}; after the final kill: ${final.summary}`,
