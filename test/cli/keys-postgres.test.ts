@@ -43,7 +43,7 @@ describe('leasehold keys on PostgreSQL', () => {
 
     const listed = await leasehold(['keys', 'list'], { DATABASE_URL: database.url });
     expect(listed.code, listed.stderr).toBe(0);
-    const names = (listed.lines[0]?.keys as { id: number; name: string }[]).map((entry) => entry.name);
+    const names = ((listed.lines[0]?.keys ?? []) as { id: number; name: string }[]).map((entry) => entry.name);
     expect(names).toContain('ops');
     expect(listed.stdout).not.toContain(key?.key as string);
 
