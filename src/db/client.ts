@@ -64,6 +64,12 @@ export interface Database {
   onCommit(listener: () => void): () => void;
   /** A connection of its own that follows the history (see event-tail.ts). */
   openTail(): Promise<EventTail>;
+  /**
+   * PostgreSQL: called at the start of every write transaction, once it holds the write lock, with the
+   * time of the last event committed by any instance, so this instance's clock never stamps a change
+   * earlier than one already recorded (instances' clocks agree only to within a few milliseconds).
+   */
+  onWriteLocked(listener: (lastEventAt: Date | null) => void): () => void;
   close(): Promise<void>;
 }
 
@@ -82,6 +88,9 @@ const TAKE_WRITE_LOCK = 'UPDATE "Category" SET "name" = "name" WHERE 0';
  * a tail that has read up to id n can never later see a smaller id commit (decision 0008).
  */
 export const POSTGRES_WRITE_LOCK = 'SELECT pg_advisory_xact_lock(7415620002)';
+
+/** The last committed event's time (the primary key's index: one row read). */
+const LAST_EVENT_TIME = 'SELECT "occurredAt" FROM "Event" ORDER BY "id" DESC LIMIT 1';
 
 /** Longest a PostgreSQL write transaction may sit idle (waiting on its process) before the server ends it. */
 export const IDLE_WRITER_TIMEOUT_MS = 30_000;
@@ -172,7 +181,12 @@ async function openPostgres(location: { dialect: 'postgresql'; url: string }, op
   await Promise.all([writer.$connect(), reader.$connect()]);
 
   const maxWait = options.maxWaitMs ?? 15_000;
+  const lockedListeners = new Set<(lastEventAt: Date | null) => void>();
   return assemble(location, writer, reader, {
+    onWriteLocked(listener) {
+      lockedListeners.add(listener);
+      return () => lockedListeners.delete(listener);
+    },
     runBatch: (runJobs) =>
       writer.$transaction(
         async (tx) => {
@@ -180,6 +194,10 @@ async function openPostgres(location: { dialect: 'postgresql'; url: string }, op
           const sql = new PostgresTxSql(writerConnection);
           try {
             await sql.run(POSTGRES_WRITE_LOCK);
+            if (lockedListeners.size > 0) {
+              const [last] = await sql.all<{ occurredAt: Date }>(LAST_EVENT_TIME);
+              for (const listener of lockedListeners) listener(last?.occurredAt ?? null);
+            }
             return await runJobs(tx, sql);
           } finally {
             sql.revoke();
@@ -196,7 +214,12 @@ function assemble(
   location: DatabaseLocation,
   writer: PrismaClient,
   reader: PrismaClient,
-  backend: { runBatch: BatchRunner<WriteTx>; openTail: () => Promise<EventTail>; close?: () => Promise<void> },
+  backend: {
+    runBatch: BatchRunner<WriteTx>;
+    openTail: () => Promise<EventTail>;
+    close?: () => Promise<void>;
+    onWriteLocked?: Database['onWriteLocked'];
+  },
 ): Database {
   const commitListeners = new Set<() => void>();
   const commits = new GroupCommit<WriteTx>(backend.runBatch, 64, () => {
@@ -216,6 +239,8 @@ function assemble(
       return () => commitListeners.delete(listener);
     },
     openTail: backend.openTail,
+    // SQLite processes on one machine read one clock: nothing to align.
+    onWriteLocked: backend.onWriteLocked ?? (() => () => {}),
     async close() {
       await Promise.all([writer.$disconnect(), reader.$disconnect()]);
       await backend.close?.();

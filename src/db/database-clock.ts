@@ -52,6 +52,13 @@ export async function databaseClock(db: Database, logger: Logger, options: Datab
   };
   report();
   const shifted = offsetClock(() => state.offset, local);
+  // Never earlier than the last change any instance recorded, read under the write lock (see
+  // Database.onWriteLocked): offsets are known to a few ms, so without this floor a change made here
+  // right after another instance's could be stamped a millisecond before it.
+  let floor = 0;
+  const unfloor = db.onWriteLocked((lastEventAt) => {
+    if (lastEventAt !== null && lastEventAt.getTime() > floor) floor = lastEventAt.getTime();
+  });
   const timer = setInterval(() => {
     measure(db, local, samples).then(
       (next) => {
@@ -63,7 +70,10 @@ export async function databaseClock(db: Database, logger: Logger, options: Datab
   }, options.resyncMs ?? 30_000);
   timer.unref();
   return {
-    now: () => shifted.now(),
+    now: () => {
+      const now = shifted.now();
+      return now.getTime() < floor ? new Date(floor) : now;
+    },
     setTimer: (at, callback) => shifted.setTimer(at, callback),
     get offsetMs() {
       return state.offset;
@@ -71,6 +81,9 @@ export async function databaseClock(db: Database, logger: Logger, options: Datab
     get uncertaintyMs() {
       return state.roundTrip / 2;
     },
-    stop: () => clearInterval(timer),
+    stop: () => {
+      clearInterval(timer);
+      unfloor();
+    },
   };
 }

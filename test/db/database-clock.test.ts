@@ -5,6 +5,7 @@ import { databaseClock } from '../../src/db/database-clock.js';
 import { Live } from '../../src/events/live.js';
 import { createLogger } from '../../src/logger.js';
 import { Metrics } from '../../src/metrics.js';
+import { addCategories } from '../../src/services/categories.js';
 import { createPostgresDatabase, type TestDatabase } from '../support/database.js';
 
 describe('databaseClock (PostgreSQL)', () => {
@@ -51,6 +52,33 @@ describe('databaseClock (PostgreSQL)', () => {
       expect(fired - due.getTime()).toBeLessThan(1_000);
     } finally {
       clock.stop();
+    }
+  });
+
+  it('a change is never stamped earlier than one another instance already recorded, even when its clock drifted since', async () => {
+    const other = await openDatabase({ location: database.location });
+    let drift = 0;
+    const clockA = await databaseClock(db, createLogger('silent'));
+    // B measured its offset correctly, then its clock fell 500 ms behind (no resync yet).
+    const clockB = await databaseClock(other, createLogger('silent'), { local: () => Date.now() - drift });
+    drift = 500;
+    try {
+      const setup = { name: 'setup', authenticated: false };
+      const [a] = await addCategories({ db, clock: clockA }, setup, ['first']);
+      const [b] = await addCategories({ db: other, clock: clockB }, setup, ['second']);
+      const times = await db.query<{ categoryName: string; occurredAt: Date | number }>(
+        'SELECT "categoryName", "occurredAt" FROM "Event" WHERE "categoryName" IN (?, ?) ORDER BY "id"',
+        'first',
+        'second',
+      );
+      expect(times.map((row) => row.categoryName)).toEqual(['first', 'second']);
+      const [first, second] = times.map((row) => new Date(row.occurredAt).getTime());
+      expect(second).toBeGreaterThanOrEqual(first as number);
+      expect(b?.createdAt.getTime()).toBeGreaterThanOrEqual(a?.createdAt.getTime() as number);
+    } finally {
+      clockA.stop();
+      clockB.stop();
+      await other.close();
     }
   });
 

@@ -25,9 +25,10 @@ export interface StressSettings {
   /** Seconds to wait after the load before reading the history, so lapsing leases are announced. */
   settleSeconds: number;
   /**
-   * How far apart the writers' clocks may be, in ms (see JudgeOptions.clockToleranceMs in history.ts): 0 on SQLite,
-   * where every writer reads one machine's clock under the write lock; on PostgreSQL each instance follows the
-   * database server's clock by a measured offset, known to within a few ms (decision 0008).
+   * How far apart the writers' clocks may be, in ms (see JudgeOptions.clockToleranceMs in history.ts). 0 on both
+   * backends: on SQLite every writer reads one machine's clock under the write lock; on PostgreSQL each instance
+   * follows the database server's clock by a measured offset, and never stamps a change earlier than the last one
+   * recorded, read under the write lock (decision 0008). STRESS_CLOCK_TOLERANCE_MS loosens it for experiments.
    */
   clockToleranceMs: number;
   /** Seed of the reviewers' random choices (timing is never reproducible; the mix of choices is). */
@@ -41,9 +42,6 @@ function integer(name: string, fallback: number, min: number): number {
   if (!Number.isInteger(value) || value < min) throw new Error(`${name} must be an integer ≥ ${min}, got ${JSON.stringify(text)}`);
   return value;
 }
-
-/** Instances on one machine measure their offsets from the database's clock to well within this (decision 0008). */
-const POSTGRES_CLOCK_TOLERANCE_MS = 20;
 
 function backend(): StressBackend {
   const text = process.env.STRESS_BACKEND ?? 'sqlite';
@@ -70,7 +68,7 @@ export function readSettings(): StressSettings {
     servers: integer('STRESS_SERVERS', postgres ? 3 : 2, 2),
     cliItems: postgres ? 0 : integer('STRESS_CLI_ITEMS', 300, 0),
     settleSeconds: integer('STRESS_SETTLE_SECONDS', 5, 2),
-    clockToleranceMs: integer('STRESS_CLOCK_TOLERANCE_MS', postgres ? POSTGRES_CLOCK_TOLERANCE_MS : 0, 0),
+    clockToleranceMs: integer('STRESS_CLOCK_TOLERANCE_MS', 0, 0),
     seed: integer('STRESS_SEED', Math.floor(Math.random() * 2 ** 31), 0),
   };
 }
