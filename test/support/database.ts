@@ -88,7 +88,17 @@ export async function createPostgresDatabase(options: { empty?: boolean } = {}):
 }
 
 export async function dropPostgresDatabase(name: string): Promise<void> {
-  await withAdmin((client) => client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`));
+  // WITH (FORCE) ends the sessions still on it; one it may not end (another role's, e.g. a background
+  // worker's, for a role without pg_signal_backend) is waited out instead.
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await withAdmin((client) => client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`));
+      return;
+    } catch (error) {
+      if (attempt >= 50 || (error as { code?: string }).code !== '42501') throw error;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
 }
 
 export function tempDatabaseFile(): { file: string; cleanup(): void } {
