@@ -245,16 +245,19 @@ export interface EventHistory {
   eventsBetween(after: number, upTo: number): Promise<EventRow[]>;
 }
 
+/** Runs `work` on a read-only connection of its own to `file`, closed afterwards. */
+export function readSqlite<T>(file: string, work: (db: Database.Database) => T): Promise<T> {
+  const db = new Database(file, { readonly: true, fileMustExist: true });
+  try {
+    return Promise.resolve(work(db));
+  } finally {
+    db.close();
+  }
+}
+
 /** The history of a SQLite file, each read on a read-only connection of its own. */
 export function sqliteHistory(file: string): EventHistory {
-  const withFile = <T>(work: (db: Database.Database) => T): Promise<T> => {
-    const db = new Database(file, { readonly: true, fileMustExist: true });
-    try {
-      return Promise.resolve(work(db));
-    } finally {
-      db.close();
-    }
-  };
+  const withFile = <T>(work: (db: Database.Database) => T): Promise<T> => readSqlite(file, work);
   return {
     latestSequence: () => withFile((db) => (db.prepare('SELECT coalesce(max("id"), 0) AS n FROM "Event"').get() as { n: number }).n),
     eventsBetween: (after, upTo) =>

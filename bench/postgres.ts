@@ -11,11 +11,11 @@ import { rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import pg from 'pg';
 import type { DatabaseLocation } from '../src/config.js';
+import { redactDatabaseUrl as redactUrl } from '../src/config.js';
 import { POSTGRES_WRITE_LOCK } from '../src/db/client.js';
-import { redactUrl } from '../src/db/migrate-postgres.js';
 import { createScratchDatabase } from '../src/db/postgres-scratch.js';
 import {
   type EventHistory,
@@ -25,6 +25,7 @@ import {
   measureFanOut,
   processCpuMs,
   type Round,
+  readSqlite,
   sqliteHistory,
 } from './fanout.js';
 import { type BenchKey, keysNamed, makeKeys, principals } from './keys.js';
@@ -327,14 +328,7 @@ interface Store {
 
 async function sqliteStore(tmp: string, name: string): Promise<Store> {
   const file = path.join(tmp, `${name}.db`);
-  const readonly = <T>(work: (db: Database.Database) => T): Promise<T> => {
-    const db = new Database(file, { readonly: true, fileMustExist: true });
-    try {
-      return Promise.resolve(work(db));
-    } finally {
-      db.close();
-    }
-  };
+  const readonly = <T>(work: (db: Database.Database) => T): Promise<T> => readSqlite(file, work);
   return {
     location: { dialect: 'sqlite', file },
     name: file,

@@ -170,7 +170,11 @@ export function redactDatabaseUrl(url: string): string {
     }
     return parsed.toString();
   } catch {
-    return '(unparseable URL)';
+    // Not a WHATWG URL (e.g. a socket path with an empty host): redact textually. Greedy up to the
+    // last '@' of the authority, as an unencoded '@' may be part of the password.
+    return url
+      .replace(/^([a-z][a-z0-9+.-]*:\/\/[^:@/?#]*:)[^/?#]*@/i, '$1***@')
+      .replace(/([?&][^=&#]*(?:pass|secret|key)[^=&#]*=)[^&#]*/gi, '$1***');
   }
 }
 

@@ -4,6 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
+import { redactDatabaseUrl as redactUrl } from '../config.js';
 import { MigrationError, readMigrations } from './migrate.js';
 
 export const POSTGRES_MIGRATIONS_DIR = fileURLToPath(new URL('../../prisma/postgresql/migrations', import.meta.url));
@@ -22,20 +23,6 @@ CREATE TABLE IF NOT EXISTS "_prisma_migrations" (
   "started_at" TIMESTAMPTZ NOT NULL DEFAULT now(),
   "applied_steps_count" INTEGER NOT NULL DEFAULT 0
 )`;
-
-/** `url` with its password (in the user info or a `password` parameter) replaced by `***`, for messages and logs. */
-export function redactUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password) parsed.password = '***';
-    if (parsed.searchParams.has('password')) parsed.searchParams.set('password', '***');
-    return parsed.toString();
-  } catch {
-    // Not a WHATWG URL (e.g. a socket path with an empty host): redact textually. Greedy up to the
-    // last '@' of the authority, as an unencoded '@' may be part of the password.
-    return url.replace(/^([a-z][a-z0-9+.-]*:\/\/[^:@/?#]*:)[^/?#]*@/i, '$1***@').replace(/([?&]password=)[^&#]*/gi, '$1***');
-  }
-}
 
 /** A connected client; a failure to connect is reported with the redacted URL (pg's own error may carry the URL). */
 export async function connectPostgres(url: string): Promise<pg.Client> {

@@ -2,7 +2,8 @@
 // (a role that may CREATE DATABASE), for the drift check, `npm run db:diff -- --postgresql` and tests.
 import { randomBytes } from 'node:crypto';
 import type pg from 'pg';
-import { connectPostgres, redactUrl } from './migrate-postgres.js';
+import { redactDatabaseUrl as redactUrl } from '../config.js';
+import { connectPostgres } from './migrate-postgres.js';
 
 export interface ScratchDatabase {
   name: string;
