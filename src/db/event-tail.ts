@@ -59,27 +59,14 @@ export class SqliteEventTail implements EventTail {
          ORDER BY "leaseExpiresAt" LIMIT 1`,
       )
       .pluck();
-    this.stats = this.connection.prepare(
-      `SELECT
-         coalesce(sum("status" = 'PENDING'), 0) AS pending,
-         coalesce(sum("status" = 'ACCEPTED'), 0) AS accepted,
-         coalesce(sum("status" = 'CORRECTED'), 0) AS corrected,
-         coalesce(sum("status" = 'REJECTED'), 0) AS rejected,
-         coalesce(sum("status" = 'PENDING' AND "leaseTokenHash" IS NULL), 0) AS unclaimed,
-         coalesce(sum("status" = 'PENDING' AND "leaseExpiresAt" > ?), 0) AS active,
-         coalesce(sum("status" = 'PENDING' AND "leaseTokenHash" IS NOT NULL AND "leaseExpiresAt" <= ?), 0) AS expired,
-         min(CASE WHEN "status" = 'PENDING' THEN "createdAt" END) AS oldestPendingCreatedAt
-       FROM "Item"`,
-    );
+    this.stats = this.connection.prepare(QUEUE_STATS_SQL);
     this.byTokenHash = this.connection.prepare('SELECT * FROM "Item" WHERE "leaseTokenHash" = ?');
     this.version = this.dataVersion.get() as number;
   }
 
   async queueStats(now: Date): Promise<QueueStatsRow> {
-    const row = this.stats.get(now.getTime(), now.getTime()) as Omit<QueueStatsRow, 'oldestPendingCreatedAt'> & {
-      oldestPendingCreatedAt: number | null;
-    };
-    return { ...row, oldestPendingCreatedAt: date(row.oldestPendingCreatedAt) };
+    const row = this.stats.get(now.getTime()) as QueueStatsCounts & { oldestPendingCreatedAt: number | null };
+    return queueStatsFromCounts(row, date(row.oldestPendingCreatedAt));
   }
 
   async itemByLeaseTokenHash(tokenHash: string): Promise<Item | null> {
@@ -115,6 +102,49 @@ export class SqliteEventTail implements EventTail {
   async close(): Promise<void> {
     this.connection.close();
   }
+}
+
+/**
+ * The queue statistics in one statement (one snapshot): the maintained counts (QueueCounter, kept by
+ * triggers: see the live_counters migration) plus the two reads that depend on the clock, both index
+ * reads bounded by their answer: the active leases, a range of (status, leaseExpiresAt), and the
+ * oldest pending item, the first entry of (status, createdAt, …). Written once for both backends.
+ */
+export const QUEUE_STATS_SQL = `SELECT
+  (SELECT "value" FROM "QueueCounter" WHERE "name" = 'item:PENDING') AS pending,
+  (SELECT "value" FROM "QueueCounter" WHERE "name" = 'item:ACCEPTED') AS accepted,
+  (SELECT "value" FROM "QueueCounter" WHERE "name" = 'item:CORRECTED') AS corrected,
+  (SELECT "value" FROM "QueueCounter" WHERE "name" = 'item:REJECTED') AS rejected,
+  (SELECT "value" FROM "QueueCounter" WHERE "name" = 'item:leased') AS leased,
+  (SELECT count(*) FROM "Item" WHERE "status" = 'PENDING' AND "leaseExpiresAt" > ?) AS active,
+  (SELECT min("createdAt") FROM "Item" WHERE "status" = 'PENDING') AS "oldestPendingCreatedAt"`;
+
+/** The counts QUEUE_STATS_SQL reads; numbers, bigints or numeric strings depending on the backend. */
+export interface QueueStatsCounts {
+  pending: number | bigint | string | null;
+  accepted: number | bigint | string | null;
+  corrected: number | bigint | string | null;
+  rejected: number | bigint | string | null;
+  leased: number | bigint | string | null;
+  active: number | bigint | string | null;
+}
+
+/** Derives the unclaimed and expired counts: every recorded lease is either still active or lapsed. */
+export function queueStatsFromCounts(row: QueueStatsCounts, oldestPendingCreatedAt: Date | null): QueueStatsRow {
+  const count = (value: number | bigint | string | null) => (value == null ? 0 : Number(value));
+  const pending = count(row.pending);
+  const leased = count(row.leased);
+  const active = count(row.active);
+  return {
+    pending,
+    accepted: count(row.accepted),
+    corrected: count(row.corrected),
+    rejected: count(row.rejected),
+    unclaimed: pending - leased,
+    active,
+    expired: leased - active,
+    oldestPendingCreatedAt,
+  };
 }
 
 export interface QueueStatsRow {

@@ -5,9 +5,18 @@
 // after the last sequence delivered: a missed or merged notification costs latency, never an event.
 import pg from 'pg';
 import type { Event, Item } from './client.js';
-import { type EventRow, type EventTail, eventFromRow, type QueueStatsRow } from './event-tail.js';
+import {
+  type EventRow,
+  type EventTail,
+  eventFromRow,
+  QUEUE_STATS_SQL,
+  type QueueStatsCounts,
+  type QueueStatsRow,
+  queueStatsFromCounts,
+} from './event-tail.js';
 import { date, type ItemRow, toItem } from './item-store.js';
 import { postgresTypes, postgresValue } from './postgres-types.js';
+import { numberPlaceholders } from './tx-sql.js';
 
 export const EVENTS_CHANNEL = 'leasehold_events';
 
@@ -20,16 +29,7 @@ const QUERIES = {
   nextExpiry: `SELECT "leaseExpiresAt" FROM "Item"
     WHERE "leaseExpiryRecorded" = FALSE AND "leaseExpiresAt" IS NOT NULL
     ORDER BY "leaseExpiresAt" LIMIT 1`,
-  stats: `SELECT
-      count(*) FILTER (WHERE "status" = 'PENDING')::int AS pending,
-      count(*) FILTER (WHERE "status" = 'ACCEPTED')::int AS accepted,
-      count(*) FILTER (WHERE "status" = 'CORRECTED')::int AS corrected,
-      count(*) FILTER (WHERE "status" = 'REJECTED')::int AS rejected,
-      count(*) FILTER (WHERE "status" = 'PENDING' AND "leaseTokenHash" IS NULL)::int AS unclaimed,
-      count(*) FILTER (WHERE "status" = 'PENDING' AND "leaseExpiresAt" > $1)::int AS active,
-      count(*) FILTER (WHERE "status" = 'PENDING' AND "leaseTokenHash" IS NOT NULL AND "leaseExpiresAt" <= $1)::int AS expired,
-      min("createdAt") FILTER (WHERE "status" = 'PENDING') AS "oldestPendingCreatedAt"
-    FROM "Item"`,
+  stats: numberPlaceholders(QUEUE_STATS_SQL),
   byTokenHash: 'SELECT * FROM "Item" WHERE "leaseTokenHash" = $1',
 } as const;
 
@@ -137,9 +137,9 @@ export class PostgresEventTail implements EventTail {
   }
 
   async queueStats(now: Date): Promise<QueueStatsRow> {
-    const [row] = await this.rows<QueueStatsRow>('stats', [now]);
+    const [row] = await this.rows<QueueStatsCounts & { oldestPendingCreatedAt: Date | null }>('stats', [now]);
     if (!row) throw new Error('The queue statistics query returned no row.');
-    return row;
+    return queueStatsFromCounts(row, date(row.oldestPendingCreatedAt));
   }
 
   async itemByLeaseTokenHash(tokenHash: string): Promise<Item | null> {
