@@ -1,7 +1,7 @@
 // Regressions for what the fuzzer found (test/fuzz): each was an internal error, an error-level log line
 // for a client's mistake, or unbounded memory. Each now gets a clear client error.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_DOCUMENT_CHARS } from '../../src/app.js';
+import { MAX_DOCUMENT_CHARS } from '../../src/http/request-limits.js';
 import { postGraphQL, startTestServer, type TestClient, type TestServer } from '../support/server.js';
 import { connectWs } from '../support/ws.js';
 

@@ -1,0 +1,111 @@
+// The GraphQL HTTP handler: Yoga with the schema, GraphiQL, the error convention, and every plugin
+// Leasehold runs on HTTP requests and (through the envelop) on WebSocket operations, in order.
+import { useCSRFPrevention } from '@graphql-yoga/plugin-csrf-prevention';
+import { useDisableIntrospection } from '@graphql-yoga/plugin-disable-introspection';
+import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
+import { GraphQLError } from 'graphql';
+import { createYoga, type YogaLogger, type YogaServerInstance } from 'graphql-yoga';
+import type { Authenticator } from '../auth/authenticator.js';
+import { authentication, mutationAuthorization, mutationRateLimit } from '../auth/plugins.js';
+import { RateLimiter } from '../auth/rate-limit.js';
+import type { Config } from '../config.js';
+import { dashboard } from '../dashboard.js';
+import type { Database } from '../db/client.js';
+import type { Principal } from '../domain/access.js';
+import type { Clock } from '../domain/clock.js';
+import { DEFAULT_POLICIES } from '../domain/proposal.js';
+import type { Live } from '../events/live.js';
+import { FIELD_PERMISSIONS } from '../graphql/builder.js';
+import type { GraphQLContext } from '../graphql/context.js';
+import { toClientError } from '../graphql/errors.js';
+import { schema } from '../graphql/schema.js';
+import { sharedSubscriptions } from '../graphql/shared-subscriptions.js';
+import { TUTORIAL_DOCUMENT } from '../graphql/tutorial.js';
+import type { Logger } from '../logger.js';
+import type { Metrics } from '../metrics.js';
+import { clientErrors } from './client-errors.js';
+import { metricsEndpoint } from './metrics-endpoint.js';
+import { operationContext } from './operation-context.js';
+import { readiness } from './readiness.js';
+import { requestIds } from './request-ids.js';
+import { bodyLimit, queryLimits, requestShape } from './request-limits.js';
+
+export type GraphQLYoga = YogaServerInstance<Record<string, unknown>, GraphQLContext>;
+
+export interface GraphQLYogaOptions {
+  db: Database;
+  clock: Clock;
+  logger: Logger;
+  live: Live;
+  authenticator: Authenticator;
+  /** Null when metrics are off: /metrics is then an ordinary 404. */
+  metrics: Metrics | null;
+  config: Pick<Config, 'graphiql' | 'maxBodyBytes'> &
+    Partial<Pick<Config, 'metricsPublic' | 'introspection' | 'rateLimit' | 'approvalPolicies'>>;
+  /** True once the app is stopping: /ready answers 503 from then on. */
+  stopping: () => boolean;
+}
+
+export function createGraphQLYoga(options: GraphQLYogaOptions): GraphQLYoga {
+  const { db, clock, logger, live, authenticator, metrics, config, stopping } = options;
+  const ids = new WeakMap<Request, string>();
+  const principals = new WeakMap<Request, Principal>();
+  const limiter = new RateLimiter(config.rateLimit ?? { perSecond: 50, burst: 100 }, clock);
+  const policies = config.approvalPolicies ?? DEFAULT_POLICIES;
+  return createYoga<Record<string, unknown>, GraphQLContext>({
+    schema,
+    graphqlEndpoint: '/graphql',
+    healthCheckEndpoint: '/health',
+    landingPage: false,
+    // Subscriptions from GraphiQL go over SSE: its WebSocket client sends no Headers-pane values
+    // (so no credential), while SSE requests carry them like every other request.
+    graphiql: config.graphiql ? { title: 'Leasehold', defaultQuery: TUTORIAL_DOCUMENT, subscriptionsProtocol: 'SSE' } : false,
+    renderGraphiQL,
+    // Errors outside execution (e.g. while building the context) have no request id at hand.
+    maskedErrors: { maskError: (error) => toClientError(error, 'none', logger) },
+    logging: yogaLogging(logger),
+    context: operationContext({ db, clock, live, logger, authenticator, policies, ids, principals }),
+    plugins: [
+      requestIds(logger, ids),
+      dashboard(logger),
+      authentication({ authenticator, principals, logger, protectedPaths: new Set(['/graphql']), graphiql: config.graphiql }),
+      bodyLimit(config.maxBodyBytes),
+      requestShape(),
+      useCSRFPrevention({ requestHeaders: ['x-graphql-yoga-csrf'] }),
+      queryLimits(),
+      ...(config.introspection === false ? [useDisableIntrospection()] : []),
+      mutationAuthorization(
+        (field) => FIELD_PERMISSIONS.get(`Mutation.${field}`),
+        (context) => context as GraphQLContext,
+      ),
+      mutationRateLimit(limiter, (context) => (context as GraphQLContext).principal ?? null),
+      clientErrors(),
+      sharedSubscriptions(),
+      ...(metrics ? [metricsEndpoint(metrics, logger, config.metricsPublic ? null : authenticator)] : []),
+      readiness(db, logger, stopping),
+    ],
+  });
+}
+
+/** Yoga's own log lines through the app's logger; a client's mistake Yoga refuses itself (4xx) is not a server error. */
+function yogaLogging(logger: Logger): YogaLogger {
+  const loggedRefusals = new WeakSet<GraphQLError>();
+  return {
+    debug: (...args) => logger.debug({ args }, 'yoga'),
+    info: (...args) => logger.info({ args }, 'yoga'),
+    warn: (...args) => logger.warn({ args }, 'yoga'),
+    error: (...args) => {
+      // Yoga's and graphql-armor's own refusals (syntax, limits) are GraphQLErrors with no cause behind them.
+      const refusal = args.find(
+        (arg): arg is GraphQLError =>
+          arg instanceof GraphQLError &&
+          ((arg.extensions.http as { status?: number } | undefined)?.status ?? (arg.originalError == null ? 400 : 500)) < 500,
+      );
+      if (refusal) {
+        // Yoga reports such an error from more than one place (e.g. a missing CSRF header); one line per refusal is enough.
+        if (!loggedRefusals.has(refusal)) logger.info({ reason: refusal.message }, 'refused a request');
+        loggedRefusals.add(refusal);
+      } else logger.error({ args }, 'yoga');
+    },
+  };
+}

@@ -1,0 +1,142 @@
+// graphql-ws on the HTTP server's port and path, run through Yoga's envelop so every plugin and the
+// same context apply to WebSocket operations: the credential checked on connect and on each subscribe,
+// leases bound to the connection released when it closes.
+import type { Server } from 'node:http';
+import { type ExecutionArgs, GraphQLError } from 'graphql';
+import { useServer } from 'graphql-ws/use/ws';
+import type { YogaServerInstance } from 'graphql-yoga';
+import { type WebSocket, WebSocketServer } from 'ws';
+import { AuthenticationError, type Authenticator } from '../auth/authenticator.js';
+import type { Database } from '../db/client.js';
+import type { Principal } from '../domain/access.js';
+import type { Clock } from '../domain/clock.js';
+import type { GraphQLContext } from '../graphql/context.js';
+import { MAX_DOCUMENT_CHARS } from '../http/request-limits.js';
+import type { Logger } from '../logger.js';
+import { releaseLease } from '../services/leases.js';
+import { CLOSE_FORBIDDEN, CLOSE_UNAUTHORIZED, Connection, closeConnection } from './connection.js';
+
+export interface GraphQLWebSocketOptions {
+  server: Server;
+  yoga: YogaServerInstance<Record<string, unknown>, GraphQLContext>;
+  authenticator: Authenticator;
+  db: Database;
+  clock: Clock;
+  logger: Logger;
+  /** A WebSocket message is held to the same size as an HTTP body. */
+  maxMessageBytes: number;
+}
+
+export interface GraphQLWebSockets {
+  /** Open connections at this moment. */
+  connectionCount(): number;
+  /** Ends the connections a revoked API key opened. */
+  closeConnectionsOf(keyId: number): void;
+  /** Closes every connection with 1001 Going Away (clients reconnect elsewhere) and stops accepting new ones. */
+  close(): Promise<void>;
+}
+
+export function serveGraphQLOverWebSocket(options: GraphQLWebSocketOptions): GraphQLWebSockets {
+  const { server, yoga, authenticator, db, clock, logger, maxMessageBytes } = options;
+  const sockets = new WebSocketServer({ server, path: '/graphql', maxPayload: maxMessageBytes });
+  const scopes = new WeakMap<WebSocket, Connection>();
+  const wsServer = useServer(
+    {
+      execute: (args) => (args.rootValue as { execute(a: ExecutionArgs): unknown }).execute(args) as never,
+      subscribe: (args) => (args.rootValue as { subscribe(a: ExecutionArgs): unknown }).subscribe(args) as never,
+      // The credential travels in connectionParams (browsers cannot set headers on a WebSocket).
+      onConnect: async (ctx) => {
+        const params = ctx.connectionParams ?? {};
+        const authorization = params.authorization ?? params.Authorization;
+        let principal: Principal;
+        try {
+          principal = await authenticator.authenticate(typeof authorization === 'string' ? authorization : null);
+        } catch (error) {
+          if (!(error instanceof AuthenticationError)) throw error;
+          logger.info({ reason: error.message }, 'refused an unauthenticated WebSocket connection');
+          closeConnection(ctx.extra.socket, CLOSE_UNAUTHORIZED, `Unauthorized: ${error.message}`);
+          return false;
+        }
+        const connection = new Connection(principal);
+        if (principal.expiresAt) {
+          connection.expiry = clock.setTimer(principal.expiresAt, () =>
+            closeConnection(ctx.extra.socket, CLOSE_UNAUTHORIZED, 'Unauthorized: the token has expired.'),
+          );
+        }
+        scopes.set(ctx.extra.socket, connection);
+        return true;
+      },
+      onSubscribe: async (ctx, _id, params) => {
+        if (params.query.length > MAX_DOCUMENT_CHARS) {
+          return [
+            new GraphQLError(`The GraphQL document must be at most ${MAX_DOCUMENT_CHARS} characters.`, {
+              extensions: { code: 'PAYLOAD_TOO_LARGE' },
+            }),
+          ];
+        }
+        const connection = scopes.get(ctx.extra.socket);
+        if (!connection || !(await authenticator.stillValid(connection.principal))) {
+          closeConnection(ctx.extra.socket, CLOSE_UNAUTHORIZED, 'Unauthorized: the credential is no longer valid.');
+          return [new GraphQLError('The credential is no longer valid.', { extensions: { code: 'UNAUTHENTICATED' } })];
+        }
+        const {
+          schema: enveloped,
+          execute,
+          subscribe,
+          contextFactory,
+          parse,
+          validate,
+        } = yoga.getEnveloped({
+          ...ctx,
+          req: ctx.extra.request,
+          socket: ctx.extra.socket,
+          params,
+          connection,
+        });
+        // A syntax error or a limit (parse- or validation-time) is this operation's error, not the connection's.
+        try {
+          const args: ExecutionArgs = {
+            schema: enveloped,
+            operationName: params.operationName,
+            document: parse(params.query),
+            variableValues: params.variables,
+            contextValue: await contextFactory(),
+            rootValue: { execute, subscribe },
+          };
+          const errors = validate(args.schema, args.document);
+          return errors.length > 0 ? errors : args;
+        } catch (error) {
+          if (error instanceof GraphQLError) return [error];
+          throw error;
+        }
+      },
+      onClose: async (ctx) => {
+        const scope = scopes.get(ctx.extra.socket);
+        if (!scope) return;
+        scope.expiry?.cancel();
+        for (const token of scope.tokens) {
+          // Already decided, released or lapsed leases are refused; that is fine here.
+          await releaseLease({ db, clock }, { name: 'system', authenticated: false }, { token, reason: 'CONNECTION_CLOSED' }).catch(
+            () => undefined,
+          );
+        }
+        scope.tokens.clear();
+      },
+    },
+    sockets,
+  );
+
+  return {
+    connectionCount: () => sockets.clients.size,
+    closeConnectionsOf(keyId) {
+      for (const socket of sockets.clients) {
+        if (scopes.get(socket)?.principal.keyId === keyId) closeConnection(socket, CLOSE_FORBIDDEN, 'Forbidden: the API key was revoked.');
+      }
+    },
+    async close() {
+      for (const socket of sockets.clients) socket.close(1001, 'Server shutting down');
+      await wsServer.dispose();
+      await new Promise<void>((resolve) => sockets.close(() => resolve()));
+    },
+  };
+}
