@@ -304,7 +304,7 @@ async function sampleWriters(monitor: pg.Client, database: string, until: number
 }
 
 /** A fresh database (a SQLite file, or a PostgreSQL database made through the admin URL) and how to read it back. */
-interface Store {
+export interface Store {
   location: DatabaseLocation;
   /** The database's name (PostgreSQL) or file (SQLite). */
   name: string;
@@ -326,7 +326,7 @@ interface Store {
   dispose(): Promise<void>;
 }
 
-async function sqliteStore(tmp: string, name: string): Promise<Store> {
+export async function sqliteStore(tmp: string, name: string): Promise<Store> {
   const file = path.join(tmp, `${name}.db`);
   const readonly = <T>(work: (db: Database.Database) => T): Promise<T> => readSqlite(file, work);
   return {
@@ -345,7 +345,7 @@ async function sqliteStore(tmp: string, name: string): Promise<Store> {
   };
 }
 
-async function postgresStore(adminUrl: string): Promise<Store> {
+export async function postgresStore(adminUrl: string): Promise<Store> {
   const scratch = await createScratchDatabase(adminUrl, { prefix: 'leasehold_bench' });
   const reader = new pg.Client({ connectionString: scratch.url, application_name: 'leasehold-bench' });
   const monitor = new pg.Client({ connectionString: adminUrl, application_name: 'leasehold-bench-monitor' });

@@ -2,6 +2,7 @@
 //                [--subscribers=N] [--cross-subscribers=N] [--events=N] [--ws-workers=N] [--expiry|--no-expiry] [--leases=K] [--no-live]
 //                [--no-scale|--scale-only] [--scale-items=SMALL,LARGE] [--scale-clients=N] [--scale-subscribers=N]
 //                [--no-postgres|--postgres-only] [--pg-clients=8,64] [--pg-instances=N] [--pg-repeats=N] [--pg-subscribers=N] [--pg-events=N]
+//                [--no-live-scale|--live-scale-only] [--live-scale-items=N] [--live-scale-pg-items=N] [--live-scale-subscribers=N]
 //
 // In one run, side by side, per client count: GraphQL no-op queries/s and review cycles/s over HTTP
 // against a freshly built `node dist/main.js`, and the same cycle on raw better-sqlite3. Then, on a
@@ -11,13 +12,16 @@
 // items side by side, and the memory of the second with 1,000 subscribers (--scale-only: just that).
 // Then, when LEASEHOLD_BENCH_POSTGRES_URL or LEASEHOLD_TEST_POSTGRES_URL is set (otherwise the report
 // says it was skipped): review cycles/s on 1 SQLite instance, 1 PostgreSQL instance and 3 PostgreSQL
-// instances side by side, and event delivery across instances (--postgres-only: just that).
+// instances side by side, and event delivery across instances (--postgres-only: just that). Then "live at
+// scale" (bench/live-scale.ts): review cycles with and without an open dashboard, dashboard reads, fan-out and
+// a bulk intake on a large queue, on SQLite and on PostgreSQL (--live-scale-only: just that; with --write it
+// replaces the "Live at scale" section of BENCHMARKS.md and keeps the rest).
 //
 // Every client authenticates with an API key of its own (one REVIEWER principal per client; items are
 // added by a PROPOSER, categories by an ADMIN), and the servers run with RATE_LIMIT_PER_SECOND=0: the
 // benchmark measures the service, not the policy (see SERVER_POLICY in server.ts).
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
@@ -25,6 +29,8 @@ import { loadConfig } from '../src/config.js';
 import { type BenchKey, keysNamed, makeKeys, principals } from './keys.js';
 import { type LiveOptions, type LiveReport, runLive } from './live.js';
 import { liveSummary } from './live-report.js';
+import { type LiveScaleOptions, type LiveScaleReport, runLiveScale } from './live-scale.js';
+import { liveScaleMarkdown, liveScaleSummary } from './live-scale-report.js';
 import {
   addErrors,
   type CellTiming,
@@ -77,13 +83,17 @@ interface Options {
   postgres: PostgresOptions | null;
   /** Only the PostgreSQL part (as --scale-only: its section printed, not written). */
   postgresOnly: boolean;
+  /** Null with --no-live-scale. */
+  liveScale: LiveScaleOptions | null;
+  /** Only the live-at-scale part; --write then replaces just its section of BENCHMARKS.md. */
+  liveScaleOnly: boolean;
 }
 
 function parseOptions(argv: string[]): Options {
   const flag = (name: string) => argv.includes(`--${name}`);
   const value = (name: string) => argv.find((arg) => arg.startsWith(`--${name}=`))?.slice(name.length + 3);
   const known =
-    /^--(quick|write|no-write|profile|keep|duration=.+|warmup=.+|clients=.+|profile-seconds=.+|profile-clients=.+|subscribers=.+|cross-subscribers=.+|events=.+|ws-workers=.+|expiry|no-expiry|leases=.+|no-live|no-scale|scale-only|scale-items=.+|scale-clients=.+|scale-subscribers=.+|no-postgres|postgres-only|pg-clients=.+|pg-instances=.+|pg-repeats=.+|pg-subscribers=.+|pg-events=.+)$/;
+    /^--(quick|write|no-write|profile|keep|duration=.+|warmup=.+|clients=.+|profile-seconds=.+|profile-clients=.+|subscribers=.+|cross-subscribers=.+|events=.+|ws-workers=.+|expiry|no-expiry|leases=.+|no-live|no-scale|scale-only|scale-items=.+|scale-clients=.+|scale-subscribers=.+|no-postgres|postgres-only|pg-clients=.+|pg-instances=.+|pg-repeats=.+|pg-subscribers=.+|pg-events=.+|no-live-scale|live-scale-only|live-scale-items=.+|live-scale-pg-items=.+|live-scale-subscribers=.+)$/;
   const unknown = argv.filter((arg) => !known.test(arg));
   if (unknown.length > 0) throw new Error(`unknown argument(s): ${unknown.join(' ')}`);
   const quick = flag('quick');
@@ -116,6 +126,8 @@ function parseOptions(argv: string[]): Options {
   if (flag('scale-only') && flag('no-scale')) throw new Error('--scale-only and --no-scale contradict each other');
   if (flag('postgres-only') && flag('no-postgres')) throw new Error('--postgres-only and --no-postgres contradict each other');
   if (flag('postgres-only') && flag('scale-only')) throw new Error('--postgres-only and --scale-only: run one part at a time');
+  if (flag('live-scale-only') && (flag('no-live-scale') || flag('scale-only') || flag('postgres-only')))
+    throw new Error('--live-scale-only runs that part alone: drop --no-live-scale, --scale-only and --postgres-only');
   // BENCHMARKS.md is one report of a whole run: a part of one would drop the other sections.
   for (const only of ['scale-only', 'postgres-only'])
     if (flag(only) && (flag('write') || flag('profile'))) throw new Error(`--${only} runs no review cells: it cannot --write or --profile`);
@@ -156,6 +168,26 @@ function parseOptions(argv: string[]): Options {
         events: count('pg-events', quick ? 20 : 200, 10_000),
         sqliteDelivery: !quick,
       };
+  const liveScaleItems = count('live-scale-items', quick ? 20_000 : 1_000_000, 10_000_000);
+  const liveScale: LiveScaleOptions | null = flag('no-live-scale')
+    ? null
+    : {
+        quick,
+        items: liveScaleItems,
+        pgItems: count('live-scale-pg-items', liveScaleItems, 10_000_000),
+        postgres: !flag('no-postgres'),
+        subscribers: count('live-scale-subscribers', quick ? 100 : 1000, 5000),
+        wsWorkers: count('ws-workers', 2, 16),
+        cycleRounds: quick ? 1 : 3,
+        cycleWarmupMs: quick ? 300 : 1000,
+        cycleWindowMs: quick ? 1500 : 5000,
+        readSamples: quick ? 5 : 30,
+        fanOutEvents: quick ? 100 : 500,
+        bulkCalls: quick ? 4 : 20,
+        bulkTimeoutMs: quick ? 120_000 : 600_000,
+      };
+  if (liveScaleItems < 2 * 500 + 1000)
+    throw new Error('--live-scale-items must be at least 2,000 (leases are held in its last two batches)');
   return {
     quick,
     write: !flag('scale-only') && !flag('postgres-only') && (flag('write') || (!quick && !flag('no-write'))),
@@ -171,6 +203,8 @@ function parseOptions(argv: string[]): Options {
     scaleOnly: flag('scale-only'),
     postgres: flag('scale-only') ? null : postgres,
     postgresOnly: flag('postgres-only'),
+    liveScale: flag('scale-only') || flag('postgres-only') ? null : liveScale,
+    liveScaleOnly: flag('live-scale-only'),
   };
 }
 
@@ -273,6 +307,7 @@ async function main(): Promise<number> {
   const synchronous = loadConfig({ SQLITE_SYNCHRONOUS: process.env.SQLITE_SYNCHRONOUS }).synchronous;
   if (options.scaleOnly && options.scale) return scaleOnly(options.scale, command, synchronous, options.keep);
   if (options.postgresOnly && options.postgres) return postgresOnly(options.postgres, command, synchronous, options.keep);
+  if (options.liveScaleOnly && options.liveScale) return liveScaleOnly(options.liveScale, command, synchronous, options);
   log(
     `Leasehold bench (${options.quick ? 'quick' : 'full'}): clients ${options.clients.join(', ')}; ${options.warmupMs / 1000} s warm-up + ${options.durationMs / 1000} s per cell; synchronous=${synchronous}`,
   );
@@ -303,6 +338,8 @@ async function main(): Promise<number> {
   let scaleError: string | null = null;
   let postgres: PostgresReport | null = null;
   let postgresError: string | null = null;
+  let liveScale: LiveScaleReport | null = null;
+  let liveScaleError: string | null = null;
   try {
     log(`server on 127.0.0.1:${server.port}, database ${serverFile}`);
     await seedCategories(server.port, keys.admin, [seed.category]);
@@ -377,6 +414,15 @@ async function main(): Promise<number> {
       }
     }
 
+    if (options.liveScale) {
+      try {
+        liveScale = await runLiveScale(tmp, synchronous, options.liveScale, log);
+      } catch (error) {
+        liveScaleError = error instanceof Error ? error.message : String(error);
+        log(`live-at-scale measurements failed: ${liveScaleError}`);
+      }
+    }
+
     if (options.profile) profile = await profileServer(tmp, synchronous, options, bestCycles);
   } finally {
     if (server) await server.stop();
@@ -415,6 +461,7 @@ async function main(): Promise<number> {
   if (live) log(`\n${liveSummary(live).join('\n')}`);
   if (scale) log(`\n${scaleSummary(scale).join('\n')}`);
   if (postgres) log(`\n${postgresSummary(postgres).join('\n')}`);
+  if (liveScale) log(`\n${liveScaleSummary(liveScale).join('\n')}`);
   const rawErrors = rows.reduce((sum, row) => sum + row.raw.errors, 0);
   log(`\nerrors: ${errorLine(errors)}; raw SQLite errors ${rawErrors}`);
   for (const line of serverLogLines.slice(0, 10)) log(`server log: ${line}`);
@@ -422,6 +469,8 @@ async function main(): Promise<number> {
   // The PostgreSQL part keeps its checks in its own section of the report.
   for (const line of postgres?.serverLogLines.slice(0, 10) ?? []) log(`server log: ${line}`);
   for (const v of postgres?.verifications ?? []) log(`${v.ok ? 'ok  ' : 'FAIL'} ${v.label}: ${v.detail}`);
+  for (const line of liveScale?.serverLogLines.slice(0, 10) ?? []) log(`server log: ${line}`);
+  for (const v of liveScale?.verifications ?? []) log(`${v.ok ? 'ok  ' : 'FAIL'} ${v.label}: ${v.detail}`);
   if (profile) log(`\nprofile written to ${profile.file}; summary in ${options.write ? 'BENCHMARKS.md' : 'the output of --write'}`);
 
   // Issue 4: one command-line claim, ours against seed A's script, measured in this run too.
@@ -431,7 +480,7 @@ async function main(): Promise<number> {
   if (options.write) {
     writeFileSync(
       path.join(ROOT, 'BENCHMARKS.md'),
-      `${renderMarkdown(report)}\n## Command line: one claim, ours against seed A's script\n\n\`npx tsx bench/cli.ts\` (run by \`npm run bench\`), spawn to exit, each claiming from its own database of pending items.\n\n${cli.markdown}\n`,
+      `${renderMarkdown(report)}\n## Command line: one claim, ours against seed A's script\n\n\`npx tsx bench/cli.ts\` (run by \`npm run bench\`), spawn to exit, each claiming from its own database of pending items.\n\n${cli.markdown}\n${liveScale ? `\n${liveScaleMarkdown(liveScale, command, machine, date).join('\n')}` : ''}`,
     );
     log('wrote BENCHMARKS.md');
   }
@@ -443,7 +492,9 @@ async function main(): Promise<number> {
     liveError !== null ||
     scaleError !== null ||
     postgresError !== null ||
-    (postgres !== null && (postgres.serverLogLines.length > 0 || postgres.verifications.some((v) => !v.ok)));
+    (postgres !== null && (postgres.serverLogLines.length > 0 || postgres.verifications.some((v) => !v.ok))) ||
+    liveScaleError !== null ||
+    (liveScale !== null && (liveScale.serverLogLines.length > 0 || liveScale.verifications.some((v) => !v.ok)));
   if (failed) log('\nFAILED: some requests errored or a check failed (see above).');
   return failed ? 1 : 0;
 }
@@ -503,6 +554,50 @@ async function postgresOnly(options: PostgresOptions, command: string, synchrono
   const failed = report.serverLogLines.length > 0 || report.verifications.some((v) => !v.ok);
   if (failed) log('\nFAILED: a check failed (see above).');
   return failed ? 1 : 0;
+}
+
+/**
+ * `--live-scale-only`: the live-at-scale part alone. With --write its section replaces the "Live at scale"
+ * section of BENCHMARKS.md (or is appended), the rest of the file kept as the last whole run wrote it.
+ */
+async function liveScaleOnly(options: LiveScaleOptions, command: string, synchronous: 'NORMAL' | 'FULL', run: Options): Promise<number> {
+  log(`Leasehold bench, live-at-scale part only (${options.quick ? 'quick' : 'full'}): ${command}; synchronous=${synchronous}`);
+  log('building (npm run build)…');
+  build();
+  const tmp = mkdtempSync(path.join(os.tmpdir(), 'leasehold-bench-'));
+  const memory = new Database(':memory:');
+  const machine = describeMachine((memory.prepare('SELECT sqlite_version() AS v').get() as { v: string }).v, tmp);
+  memory.close();
+  const date = new Date().toISOString();
+  let report: LiveScaleReport;
+  try {
+    report = await runLiveScale(tmp, synchronous, options, log);
+  } finally {
+    if (run.keep) log(`kept ${tmp}`);
+    else rmSync(tmp, { recursive: true, force: true });
+  }
+  const section = liveScaleMarkdown(report, command, machine, date).join('\n');
+  log(`\n${section}\n`);
+  log(liveScaleSummary(report).join('\n'));
+  for (const line of report.serverLogLines.slice(0, 10)) log(`server log: ${line}`);
+  for (const v of report.verifications) log(`${v.ok ? 'ok  ' : 'FAIL'} ${v.label}: ${v.detail}`);
+  if (run.write) {
+    const file = path.join(ROOT, 'BENCHMARKS.md');
+    const current = existsSync(file) ? readFileSync(file, 'utf8') : '';
+    writeFileSync(file, replaceSection(current, '## Live at scale', section));
+    log('wrote the "Live at scale" section of BENCHMARKS.md');
+  }
+  const failed = report.serverLogLines.length > 0 || report.verifications.some((v) => !v.ok);
+  if (failed) log('\nFAILED: a check failed (see above).');
+  return failed ? 1 : 0;
+}
+
+/** `text` with the section under `heading` (up to the next heading of the same level) replaced by `section`, or with it appended. */
+function replaceSection(text: string, heading: string, section: string): string {
+  const start = text.indexOf(`\n${heading}\n`);
+  if (start < 0) return `${text.trimEnd()}\n\n${section.trimEnd()}\n`;
+  const next = text.indexOf('\n## ', start + heading.length + 2);
+  return `${text.slice(0, start + 1)}${section.trimEnd()}\n${next < 0 ? '' : text.slice(next)}`;
 }
 
 /** A separate server under the inspector: profile the busiest-looking cell (8 clients) for a few seconds. */

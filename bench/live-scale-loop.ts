@@ -1,0 +1,56 @@
+// The server's event-loop delay over a phase, from two /metrics scrapes: the p99 of the difference of the
+// `leasehold_event_loop_delay_seconds` histogram when the server has it, else prom-client's default
+// `nodejs_eventloop_lag_p99_seconds` (a gauge reset at every scrape, so the second scrape covers the phase).
+import type { BenchKey } from './keys.js';
+import { scrapeMetrics } from './live-scale-reads.js';
+
+export const LOOP_HISTOGRAM = 'leasehold_event_loop_delay_seconds';
+export const LOOP_FALLBACK = 'nodejs_eventloop_lag_p99_seconds';
+
+export interface LoopDelay {
+  /** ms; NaN when neither metric is there. */
+  p99: number;
+  source: typeof LOOP_HISTOGRAM | typeof LOOP_FALLBACK | 'none';
+}
+
+/** Cumulative bucket counts by upper bound (seconds; +Inf last), or null when the histogram is absent. */
+function buckets(text: string): Map<number, number> | null {
+  const found = new Map<number, number>();
+  const pattern = new RegExp(`^${LOOP_HISTOGRAM}_bucket\\{[^}]*le="([^"]+)"[^}]*\\} (\\S+)`, 'gm');
+  for (const match of text.matchAll(pattern)) {
+    const bound = match[1] === '+Inf' ? Number.POSITIVE_INFINITY : Number(match[1]);
+    found.set(bound, (found.get(bound) ?? 0) + Number(match[2]));
+  }
+  return found.size > 0 ? found : null;
+}
+
+/** A phase's event-loop delay: call `start()` before it and `stop()` after. */
+export class LoopDelayProbe {
+  private before: Map<number, number> | null = null;
+
+  constructor(
+    private readonly port: number,
+    private readonly key: BenchKey,
+  ) {}
+
+  async start(): Promise<void> {
+    this.before = buckets(await scrapeMetrics(this.port, this.key));
+  }
+
+  async stop(): Promise<LoopDelay> {
+    const text = await scrapeMetrics(this.port, this.key);
+    const after = buckets(text);
+    if (after && this.before) {
+      const bounds = [...after.keys()].sort((a, b) => a - b);
+      const delta = bounds.map((bound) => (after.get(bound) ?? 0) - (this.before?.get(bound) ?? 0));
+      const total = delta.at(-1) ?? 0;
+      if (total === 0) return { p99: 0, source: LOOP_HISTOGRAM };
+      const index = delta.findIndex((count) => count >= 0.99 * total);
+      // The upper bound of the bucket holding the 99th percentile (an over-estimate by at most one bucket).
+      return { p99: (bounds[index] ?? Number.NaN) * 1000, source: LOOP_HISTOGRAM };
+    }
+    const gauge = new RegExp(`^${LOOP_FALLBACK} (\\S+)`, 'm').exec(text);
+    if (gauge) return { p99: Number(gauge[1]) * 1000, source: LOOP_FALLBACK };
+    return { p99: Number.NaN, source: 'none' };
+  }
+}

@@ -1,0 +1,486 @@
+// "Live at scale" (issue 14): on one large queue, side by side in one run — review cycles/s with and without an open
+// dashboard, the latency of each dashboard/operator read, fan-out CPU and latency to many subscribers of the
+// dashboard's queueEvents document, the server's event-loop delay, and a bulk addItems while they all watch.
+// On SQLite, and on PostgreSQL when an admin URL is set (see postgres.ts).
+import os from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { createClient } from 'graphql-ws';
+import WebSocket from 'ws';
+import { EventsSubscription } from '../web/dashboard/documents.js';
+import { processCpuMs } from './fanout.js';
+import { gqlBody, graphqlClient } from './http.js';
+import { type BenchKey, keysNamed, makeKeys, principals } from './keys.js';
+import { DashboardPage, type DashboardTally } from './live-scale-dashboard.js';
+import { LOOP_FALLBACK, type LoopDelay, LoopDelayProbe } from './live-scale-loop.js';
+import { measureReads, type ReadResult } from './live-scale-reads.js';
+import { SubscriberGroup, type Tally } from './live-scale-subscribers.js';
+import { claimOnce, cycleCell, decideOnce, type ErrorCounts, noErrors, type SeedState, seedItems, totalErrors } from './load.js';
+import { postgresAdminUrl, postgresStore, type Store, sqliteStore } from './postgres.js';
+import type { Verification } from './report.js';
+import { SEED_BATCH } from './seed-file.js';
+import { type RunningServer, startServer } from './server.js';
+
+export interface LiveScaleOptions {
+  quick: boolean;
+  /** Pending items seeded on SQLite, and on PostgreSQL. */
+  items: number;
+  pgItems: number;
+  /** Run the PostgreSQL side when an admin URL is set. */
+  postgres: boolean;
+  subscribers: number;
+  wsWorkers: number;
+  /** Alternating windows without / with the dashboard, each measured this long after a warm-up. */
+  cycleRounds: number;
+  cycleWarmupMs: number;
+  cycleWindowMs: number;
+  readSamples: number;
+  /** Events offered to the subscribers at FANOUT_RATE per second. */
+  fanOutEvents: number;
+  /** addItems calls of SEED_BATCH items, back to back. */
+  bulkCalls: number;
+  /** Longest wait for the last subscriber to have the bulk's last event. */
+  bulkTimeoutMs: number;
+}
+
+export const FANOUT_RATE = 100;
+/** Leases held across the run, so the claim-state and holder filters have something to find. */
+export const HELD_LEASES = 20;
+const CATEGORY = 'bench-live-scale';
+const PREFIX = 'ls';
+
+export interface CycleWindow {
+  dashboard: boolean;
+  rate: number;
+  claimP50: number;
+  loop: LoopDelay;
+}
+
+export interface FanOutFigures {
+  events: number;
+  seconds: number;
+  tally: Tally;
+  /** Server CPU over the window ÷ deliveries (µs). */
+  cpuPerDeliveryUs: number;
+  serverCpuShare: number;
+  loop: LoopDelay;
+}
+
+export interface BulkFigures {
+  items: number;
+  /** First addItems sent → last addItems answered (s). */
+  addSeconds: number;
+  /** First addItems sent → every subscriber has the bulk's last event (s); NaN when it did not happen in time. */
+  lastSubscriberSeconds: number;
+  statsUpdatesPerSecond: number;
+  cyclesPerSecond: number;
+  /** ÷ the review rate without a dashboard, measured earlier on the same server. */
+  cyclesRatio: number;
+  tally: Tally;
+  loop: LoopDelay;
+}
+
+export interface BackendFigures {
+  backend: 'sqlite' | 'postgresql';
+  items: number;
+  seedSeconds: number;
+  startSeconds: number;
+  windows: CycleWindow[];
+  withoutRate: number;
+  withRate: number;
+  dashboard: DashboardTally;
+  reads: ReadResult[];
+  readsLoop: LoopDelay;
+  fanOut: FanOutFigures;
+  bulk: BulkFigures;
+}
+
+export interface LiveScaleReport {
+  options: LiveScaleOptions;
+  loadAverage: string;
+  backends: BackendFigures[];
+  /** Why PostgreSQL was not measured, when it was not. */
+  postgresSkipped: string | null;
+  seconds: number;
+  verifications: Verification[];
+  serverLogLines: string[];
+}
+
+const int = (value: number) => Math.round(value).toLocaleString('en-US');
+const batchId = (index: number) => `${PREFIX}-${String(index).padStart(6, '0')}`;
+
+const CLAIM_IN_BATCH = `mutation ($batchId: String, $leaseSeconds: Int) {
+  claimItem(input: { batchId: $batchId, leaseSeconds: $leaseSeconds }) { __typename ... on ClaimItemPayload { claimed } }
+}`;
+
+/** `count` claims of items of `batch` as `key`, each with a lease of `leaseSeconds`. */
+async function holdLeases(port: number, key: BenchKey, batch: string, count: number, leaseSeconds: number): Promise<void> {
+  const client = graphqlClient(port, 1);
+  try {
+    for (let index = 0; index < count; index++) {
+      const reply = await client.post(gqlBody(CLAIM_IN_BATCH, { batchId: batch, leaseSeconds }), { authorization: key.authorization });
+      if (!reply.body.includes('"claimed":true')) throw new Error(`claim in ${batch} failed: ${reply.body.slice(0, 300)}`);
+    }
+  } finally {
+    client.close();
+  }
+}
+
+/** Review cycles as `key`, one at a time, until `stopped()`; counts those completed. */
+async function cycleUntil(port: number, key: BenchKey, claimedIds: Set<string>, errors: ErrorCounts, stopped: () => boolean) {
+  const client = graphqlClient(port, 1);
+  const auth = { authorization: key.authorization };
+  let completed = 0;
+  try {
+    while (!stopped() && totalErrors(errors) < 100) {
+      const claimed = await claimOnce(client, auth, errors, claimedIds);
+      if (claimed && (await decideOnce(client, auth, errors, claimed)) !== null) completed++;
+    }
+  } finally {
+    client.close();
+  }
+  return completed;
+}
+
+/** Counts queueStats payloads on a connection of its own (what one dashboard's counts receive). */
+function watchStats(port: number, key: BenchKey) {
+  let updates = 0;
+  const errors: string[] = [];
+  const client = createClient({
+    url: `ws://127.0.0.1:${port}/graphql`,
+    connectionParams: { authorization: key.authorization },
+    webSocketImpl: WebSocket,
+    lazy: false,
+    retryAttempts: 0,
+  });
+  const dispose = client.subscribe(
+    { query: 'subscription { queueStats { pending sequence } }' },
+    {
+      next: (result) => {
+        if (result.errors?.length) errors.push(JSON.stringify(result.errors));
+        else updates++;
+      },
+      error: (error) => errors.push(JSON.stringify(error)),
+      complete: () => undefined,
+    },
+  );
+  return {
+    updates: () => updates,
+    errors,
+    async close() {
+      dispose();
+      await client.dispose();
+    },
+  };
+}
+
+const ADD_ITEM = `mutation ($input: AddItemInput!) { addItem(input: $input) { __typename } }`;
+
+/** Waits until every subscriber has every event committed so far, and no new one came meanwhile; returns the last sequence. */
+async function settle(store: Store, group: SubscriberGroup, timeoutMs: number): Promise<number> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const end = await store.history.latestSequence();
+    while ((await group.lowestHighest()) < end) {
+      if (Date.now() > deadline) throw new Error(`subscribers did not reach event ${end} within ${timeoutMs / 1000} s`);
+      await sleep(20);
+    }
+    if ((await store.history.latestSequence()) === end) return end;
+  }
+}
+
+async function measureBackend(
+  store: Store,
+  backend: 'sqlite' | 'postgresql',
+  items: number,
+  synchronous: 'NORMAL' | 'FULL',
+  options: LiveScaleOptions,
+  verifications: Verification[],
+  serverLogLines: string[],
+  log: (message: string) => void,
+): Promise<BackendFigures> {
+  const where = `live at scale, ${backend}`;
+  const subscriberNames = principals('ls-sub', options.subscribers, ['VIEWER']);
+  const keys = await makeKeys(store.location, [
+    { name: 'ls-admin', roles: ['ADMIN'] },
+    { name: 'ls-proposer', roles: ['PROPOSER'] },
+    { name: 'ls-reviewer', roles: ['REVIEWER'] },
+    { name: 'ls-holder', roles: ['REVIEWER'] },
+    { name: 'ls-lapser', roles: ['REVIEWER'] },
+    { name: 'ls-dashboard', roles: ['VIEWER'] },
+    { name: 'ls-watcher', roles: ['VIEWER'] },
+    ...subscriberNames,
+  ]);
+  const [admin, proposer, reviewer, holder, lapser, dashboard, watcher] = keysNamed(keys, [
+    'ls-admin',
+    'ls-proposer',
+    'ls-reviewer',
+    'ls-holder',
+    'ls-lapser',
+    'ls-dashboard',
+    'ls-watcher',
+  ]) as [BenchKey, BenchKey, BenchKey, BenchKey, BenchKey, BenchKey, BenchKey];
+  const subscriberKeys = keysNamed(
+    keys,
+    subscriberNames.map((p) => p.name),
+  );
+  const seedSeconds = await store.seed({ items, category: CATEGORY, admin: admin.name, proposer: proposer.name, prefix: PREFIX });
+  log(`  ${int(items)} pending items seeded in ${seedSeconds.toFixed(1)} s`);
+  const started = performance.now();
+  const server: RunningServer = await startServer({ ...store.server, synchronous });
+  const startSeconds = (performance.now() - started) / 1000;
+  log(`  server on 127.0.0.1:${server.port}, ready in ${startSeconds.toFixed(1)} s`);
+  const claimedIds = new Set<string>();
+  const errors = noErrors();
+  let group: SubscriberGroup | null = null;
+  try {
+    // Leases at the tail of the queue, where the review loop never gets: some lapse (30 s) during the run, some stay.
+    const batches = Math.ceil(items / SEED_BATCH);
+    await holdLeases(server.port, lapser, batchId(batches - 1), HELD_LEASES, 30);
+    await holdLeases(server.port, holder, batchId(batches - 2), HELD_LEASES, 3600);
+
+    // 1. Review cycles, alternating windows without and with an open dashboard.
+    log(
+      `  review cycles (1 client): ${options.cycleRounds} × (${options.cycleWindowMs / 1000} s without, ${options.cycleWindowMs / 1000} s with the dashboard)`,
+    );
+    const loop = new LoopDelayProbe(server.port, admin);
+    const windows: CycleWindow[] = [];
+    const dashboardTally: DashboardTally = { queries: 0, itemsLoads: 0, statsUpdates: 0, feedEvents: 0, chartEvents: 0, errors: [] };
+    for (let round = 0; round < options.cycleRounds; round++) {
+      for (const withDashboard of round % 2 === 0 ? [false, true] : [true, false]) {
+        const page = withDashboard ? await DashboardPage.open(server.port, dashboard) : null;
+        await loop.start();
+        const cell = await cycleCell(
+          server.port,
+          { concurrency: 1, warmupMs: options.cycleWarmupMs, durationMs: options.cycleWindowMs },
+          claimedIds,
+          [reviewer],
+        );
+        const delay = await loop.stop();
+        if (page) {
+          await page.close();
+          for (const key of ['queries', 'itemsLoads', 'statsUpdates', 'feedEvents', 'chartEvents'] as const)
+            dashboardTally[key] += page.tally[key];
+          dashboardTally.errors.push(...page.tally.errors);
+        }
+        for (const key of Object.keys(errors) as (keyof ErrorCounts)[]) errors[key] += cell.errors[key];
+        windows.push({ dashboard: withDashboard, rate: cell.rate, claimP50: cell.latency.claim?.p50 ?? Number.NaN, loop: delay });
+        log(
+          `    ${withDashboard ? 'with   ' : 'without'} dashboard: ${cell.rate.toFixed(1)} cycles/s (claim p50 ${cell.latency.claim?.p50.toFixed(2)} ms), loop delay p99 ${delay.p99.toFixed(1)} ms`,
+        );
+      }
+    }
+    const mean = (dashboardOpen: boolean) => {
+      const rates = windows.filter((window) => window.dashboard === dashboardOpen).map((window) => window.rate);
+      return rates.reduce((sum, rate) => sum + rate, 0) / rates.length;
+    };
+    const withoutRate = mean(false);
+    const withRate = mean(true);
+    log(
+      `    dashboard: ${dashboardTally.queries} queries (${dashboardTally.itemsLoads} table loads), ${dashboardTally.statsUpdates} queueStats updates, ${dashboardTally.feedEvents} feed events`,
+    );
+
+    // 2. The reads, one at a time.
+    log(`  reads: ${options.readSamples} samples each`);
+    await loop.start();
+    const { reads, loopGaugeMaxMs } = await measureReads(
+      server.port,
+      admin,
+      { batchId: batchId(Math.floor(batches / 2)), holder: holder.name },
+      options.readSamples,
+    );
+    const afterReads = await loop.stop();
+    // With the fallback gauge, the phase's own scrapes each restarted it: the worst of them is the phase's figure.
+    const readsLoop: LoopDelay =
+      afterReads.source === LOOP_FALLBACK ? { ...afterReads, p99: Math.max(afterReads.p99, loopGaugeMaxMs || 0) } : afterReads;
+    for (const read of reads)
+      log(
+        `    ${read.label}: p50 ${read.latency.p50.toFixed(1)} / p99 ${read.latency.p99.toFixed(1)} ms${Number.isNaN(read.rows) ? '' : ` (${read.rows} rows)`}`,
+      );
+
+    // 3. Fan-out: subscribers of the dashboard's queueEvents document, FANOUT_RATE addItem events per second offered.
+    const connectStarted = performance.now();
+    group = await SubscriberGroup.open(
+      server.port,
+      subscriberKeys,
+      Math.min(options.wsWorkers, options.subscribers),
+      EventsSubscription.toString(),
+    );
+    log(`  ${int(options.subscribers)} subscribers connected in ${((performance.now() - connectStarted) / 1000).toFixed(1)} s`);
+    const mutator = graphqlClient(server.port, 32);
+    let mutationErrors = 0;
+    const addItem = async (batch: string, recordId: string) => {
+      const reply = await mutator
+        .post(gqlBody(ADD_ITEM, { input: { batchId: batch, recordId, proposedCategory: CATEGORY, reason: 'Live at scale.' } }), {
+          authorization: proposer.authorization,
+        })
+        .catch(() => null);
+      if (!reply?.body.includes('"AddItemPayload"')) mutationErrors++;
+    };
+    // Subscriptions start live and graphql-ws does not acknowledge a subscribe: send until every one has an event.
+    const warmDeadline = Date.now() + 60_000;
+    for (let sentinel = 0; (await group.withEvents()) < options.subscribers; sentinel++) {
+      if (Date.now() > warmDeadline) throw new Error('not every subscriber received a warm-up event within 60 s');
+      await addItem('ls-warm', `w${sentinel}`);
+      await sleep(100);
+    }
+    let start = await settle(store, group, 60_000);
+    await group.mark(start);
+    await loop.start();
+    const cpuBefore = processCpuMs(server.pid);
+    const fanStarted = Date.now();
+    const sends: Promise<void>[] = [];
+    for (let index = 0; index < options.fanOutEvents; index++) {
+      const wait = fanStarted + (index * 1000) / FANOUT_RATE - Date.now();
+      if (wait > 0) await sleep(wait);
+      sends.push(addItem('ls-fanout', `e${index}`));
+    }
+    await Promise.all(sends);
+    let end = await settle(store, group, options.quick ? 30_000 : 120_000);
+    const fanSeconds = (Date.now() - fanStarted) / 1000;
+    const fanCpuMs = processCpuMs(server.pid) - cpuBefore;
+    const fanLoop = await loop.stop();
+    const fanTally = await group.tally(await store.count(`SELECT count(*) FROM "Event" WHERE "id" > ${start} AND "id" <= ${end}`));
+    const fanOut: FanOutFigures = {
+      events: options.fanOutEvents,
+      seconds: fanSeconds,
+      tally: fanTally,
+      cpuPerDeliveryUs: (fanCpuMs * 1000) / Math.max(1, fanTally.delivered),
+      serverCpuShare: fanCpuMs / (fanSeconds * 1000),
+      loop: fanLoop,
+    };
+    log(
+      `    ${options.fanOutEvents} events at ${FANOUT_RATE}/s: ${int(fanTally.delivered)} deliveries (${fanTally.missing} missing, ${fanTally.duplicates} duplicate); receipt − occurredAt p50 ${fanTally.latency.p50} / p99 ${fanTally.latency.p99} / max ${fanTally.latency.max} ms; server CPU ${fanOut.cpuPerDeliveryUs.toFixed(1)} µs per delivery`,
+    );
+
+    // 4. Bulk: addItems of SEED_BATCH, back to back, with the subscribers watching and the review loop running.
+    const bulkItems = options.bulkCalls * SEED_BATCH;
+    log(`  bulk: ${options.bulkCalls} addItems of ${SEED_BATCH} (${int(bulkItems)} items) with ${int(options.subscribers)} subscribers`);
+    const stats = watchStats(server.port, watcher);
+    start = await settle(store, group, 60_000);
+    await group.mark(start);
+    await loop.start();
+    let stopCycles = false;
+    const bulkStarted = performance.now();
+    const statsBefore = stats.updates();
+    const cycling = cycleUntil(server.port, reviewer, claimedIds, errors, () => stopCycles);
+    const bulkSeed: SeedState = { added: 0, category: CATEGORY };
+    await seedItems(server.port, proposer, bulkSeed, bulkItems, 'lsbulk');
+    const addSeconds = (performance.now() - bulkStarted) / 1000;
+    const lastAdded = await store.count(`SELECT max("id") FROM "Event" WHERE "type" = 'ITEM_ADDED'`);
+    let lastSubscriberSeconds = Number.NaN;
+    const bulkDeadline = performance.now() + options.bulkTimeoutMs;
+    while (performance.now() < bulkDeadline) {
+      if ((await group.lowestHighest()) >= lastAdded) {
+        lastSubscriberSeconds = (performance.now() - bulkStarted) / 1000;
+        break;
+      }
+      await sleep(50);
+    }
+    const windowSeconds = (performance.now() - bulkStarted) / 1000;
+    const statsUpdates = stats.updates() - statsBefore;
+    stopCycles = true;
+    const cycles = await cycling;
+    const bulkLoop = await loop.stop();
+    end = await settle(store, group, options.bulkTimeoutMs);
+    const bulkTally = await group.tally(await store.count(`SELECT count(*) FROM "Event" WHERE "id" > ${start} AND "id" <= ${end}`));
+    await stats.close();
+    const bulk: BulkFigures = {
+      items: bulkItems,
+      addSeconds,
+      lastSubscriberSeconds,
+      statsUpdatesPerSecond: statsUpdates / windowSeconds,
+      cyclesPerSecond: cycles / windowSeconds,
+      cyclesRatio: cycles / windowSeconds / withoutRate,
+      tally: bulkTally,
+      loop: bulkLoop,
+    };
+    log(
+      `    added in ${addSeconds.toFixed(1)} s; last subscriber had the last event after ${lastSubscriberSeconds.toFixed(1)} s; ${bulk.statsUpdatesPerSecond.toFixed(1)} queueStats updates/s; ${bulk.cyclesPerSecond.toFixed(1)} cycles/s meanwhile; ${int(bulkTally.delivered)} deliveries (${bulkTally.missing} missing, ${bulkTally.duplicates} duplicate)`,
+    );
+    mutator.close();
+
+    const subscriberProblems = (label: string, tally: Tally) => {
+      const errorCount = tally.errors.connection + tally.errors.graphql + tally.errors.completed + tally.errors.malformed;
+      return {
+        label: `${where}: ${label}: every event delivered once, in order, to every subscriber`,
+        ok: tally.missing === 0 && tally.duplicates === 0 && errorCount === 0,
+        detail: `${int(tally.delivered)} deliveries to ${int(tally.subscribers)} subscribers; ${tally.missing} missing, ${tally.duplicates} duplicate or out of order (${tally.subscribersOff} subscribers off); subscriber errors ${JSON.stringify(tally.errors)}`,
+      };
+    };
+    verifications.push(
+      {
+        label: `${where}: no request failed`,
+        ok: totalErrors(errors) === 0 && mutationErrors === 0 && stats.errors.length === 0,
+        detail: `review: ${JSON.stringify(errors)}; addItem errors ${mutationErrors}; queueStats watcher errors ${stats.errors.length}`,
+      },
+      {
+        label: `${where}: the dashboard saw no error`,
+        ok: dashboardTally.errors.length === 0,
+        detail:
+          dashboardTally.errors.length === 0
+            ? `${dashboardTally.queries} queries, 3 subscriptions per window`
+            : dashboardTally.errors.slice(0, 3).join('; '),
+      },
+      subscriberProblems('fan-out', fanTally),
+      subscriberProblems('bulk', bulkTally),
+    );
+    return {
+      backend,
+      items,
+      seedSeconds,
+      startSeconds,
+      windows,
+      withoutRate,
+      withRate,
+      dashboard: dashboardTally,
+      reads,
+      readsLoop,
+      fanOut,
+      bulk,
+    };
+  } finally {
+    await group?.close();
+    const code = await server.stop();
+    verifications.push({ label: `${where}: clean shutdown`, ok: code === 0, detail: `exit code ${code}` });
+    serverLogLines.push(...server.logs.map((line) => `${backend}: ${line}`));
+  }
+}
+
+export async function runLiveScale(
+  tmp: string,
+  synchronous: 'NORMAL' | 'FULL',
+  options: LiveScaleOptions,
+  log: (message: string) => void,
+): Promise<LiveScaleReport> {
+  const began = performance.now();
+  const loadAverage = os
+    .loadavg()
+    .map((load) => load.toFixed(2))
+    .join(' ');
+  const verifications: Verification[] = [];
+  const serverLogLines: string[] = [];
+  const backends: BackendFigures[] = [];
+  log(`\n[live at scale, SQLite: ${int(options.items)} pending items, ${int(options.subscribers)} subscribers]`);
+  const sqlite = await sqliteStore(tmp, 'live-scale');
+  try {
+    backends.push(await measureBackend(sqlite, 'sqlite', options.items, synchronous, options, verifications, serverLogLines, log));
+    const integrity = await sqlite.integrity();
+    verifications.push({ label: 'live at scale, sqlite: integrity_check', ok: integrity === 'ok', detail: integrity ?? 'no answer' });
+  } finally {
+    await sqlite.dispose();
+  }
+  let postgresSkipped: string | null = null;
+  const admin = postgresAdminUrl();
+  if (!options.postgres) postgresSkipped = 'not asked for (--no-postgres)';
+  else if (!admin) postgresSkipped = 'neither LEASEHOLD_BENCH_POSTGRES_URL nor LEASEHOLD_TEST_POSTGRES_URL is set';
+  else {
+    log(`\n[live at scale, PostgreSQL: ${int(options.pgItems)} pending items, ${int(options.subscribers)} subscribers]`);
+    const pg = await postgresStore(admin.url);
+    try {
+      backends.push(await measureBackend(pg, 'postgresql', options.pgItems, synchronous, options, verifications, serverLogLines, log));
+    } finally {
+      await pg.dispose();
+    }
+  }
+  return { options, loadAverage, backends, postgresSkipped, seconds: (performance.now() - began) / 1000, verifications, serverLogLines };
+}
