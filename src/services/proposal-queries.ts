@@ -1,46 +1,24 @@
 // Read side of action proposals: lookups, filtered lists, approvals and attempts, on the read-only connection.
-import type { ExecutionAttempt, Proposal, ProposalApproval, ProposalStateColumn, RiskLevelColumn } from '../db/client.js';
+import type { ExecutionAttempt, Proposal, ProposalApproval } from '../db/client.js';
+import { type ProposalFilter, proposalPageRead, runPageRead } from '../db/page-reads.js';
 import { LIMITS, validateText } from '../domain/validation.js';
 import type { ServiceDeps } from './context.js';
-import { idRange, type PageRequest } from './queries.js';
+import type { PageRequest } from './queries.js';
 
-export interface ProposalFilter {
-  states?: readonly ProposalStateColumn[] | null;
-  riskLevels?: readonly RiskLevelColumn[] | null;
-  proposedBy?: string | null;
-  /** Only proposals this principal holds under an unexpired (review or execution) lease. */
-  holder?: string | null;
-  targetSystem?: string | null;
-  targetId?: string | null;
-  batchId?: string | null;
-  createdBefore?: Date | null;
-  createdAfter?: Date | null;
-  deadlineBefore?: Date | null;
-}
+export type { ProposalFilter } from '../db/page-reads.js';
 
+/** One page of proposals, read along an index in page order (db/page-reads.ts). */
 export function listProposals(deps: ServiceDeps, filter: ProposalFilter, page: PageRequest): Promise<Proposal[]> {
-  const now = deps.clock.now();
-  const text = (value: string | null | undefined, field: string) =>
-    value == null ? undefined : validateText(value, field, LIMITS.batchId);
-  return deps.db.read.proposal.findMany({
-    where: {
-      id: idRange(page),
-      ...(filter.states?.length ? { state: { in: [...filter.states] } } : {}),
-      ...(filter.riskLevels?.length ? { riskLevel: { in: [...filter.riskLevels] } } : {}),
-      ...(filter.proposedBy != null ? { proposedBy: text(filter.proposedBy, 'filter.proposedBy') } : {}),
-      ...(filter.holder != null ? { claimedBy: text(filter.holder, 'filter.holder'), leaseExpiresAt: { gt: now } } : {}),
-      ...(filter.targetSystem != null ? { targetSystem: text(filter.targetSystem, 'filter.targetSystem') } : {}),
-      ...(filter.targetId != null ? { targetId: text(filter.targetId, 'filter.targetId') } : {}),
-      ...(filter.batchId != null ? { batchId: text(filter.batchId, 'filter.batchId') } : {}),
-      createdAt: {
-        ...(filter.createdAfter ? { gte: filter.createdAfter } : {}),
-        ...(filter.createdBefore ? { lt: filter.createdBefore } : {}),
-      },
-      ...(filter.deadlineBefore ? { deadline: { lt: filter.deadlineBefore } } : {}),
-    },
-    orderBy: { id: page.inverted ? 'desc' : 'asc' },
-    take: page.limit,
-  });
+  const text = (value: string | null | undefined, field: string) => (value == null ? value : validateText(value, field, LIMITS.batchId));
+  const checked: ProposalFilter = {
+    ...filter,
+    proposedBy: text(filter.proposedBy, 'filter.proposedBy'),
+    holder: text(filter.holder, 'filter.holder'),
+    targetSystem: text(filter.targetSystem, 'filter.targetSystem'),
+    targetId: text(filter.targetId, 'filter.targetId'),
+    batchId: text(filter.batchId, 'filter.batchId'),
+  };
+  return runPageRead<Proposal>((sql, ...params) => deps.db.query(sql, ...params), proposalPageRead(checked, page, deps.clock.now()));
 }
 
 export function findProposalsByIds(deps: ServiceDeps, ids: readonly number[]): Promise<Proposal[]> {

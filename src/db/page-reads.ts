@@ -1,0 +1,283 @@
+// The SQL of the paged list reads (items, events, proposals): every page walks one index in page order
+// and stops at the page, so its cost follows the page, not the table (docs/performance.md, Index reads).
+import type { ClaimState } from '../domain/lease.js';
+import type { EventType, ItemStatus, ProposalStateColumn, RiskLevelColumn } from './client.js';
+import type { SqlValue } from './tx-sql.js';
+
+/** One page in keyset form: rows after/before an id, in ascending or descending id order. */
+export interface PageWindow {
+  afterId?: number | null;
+  beforeId?: number | null;
+  limit: number;
+  /** Read from the end backwards (Relay `last`). */
+  inverted: boolean;
+}
+
+export interface ItemFilter {
+  status?: ItemStatus | null;
+  claimState?: ClaimState | null;
+  batchId?: string | null;
+  holder?: string | null;
+  createdAfter?: Date | null;
+  createdBefore?: Date | null;
+}
+
+export interface EventFilter {
+  itemId?: number | null;
+  proposalId?: number | null;
+  types?: readonly EventType[] | null;
+  afterSequence?: number | null;
+}
+
+export interface ProposalFilter {
+  states?: readonly ProposalStateColumn[] | null;
+  riskLevels?: readonly RiskLevelColumn[] | null;
+  proposedBy?: string | null;
+  /** Only proposals this principal holds under an unexpired (review or execution) lease. */
+  holder?: string | null;
+  targetSystem?: string | null;
+  targetId?: string | null;
+  batchId?: string | null;
+  createdBefore?: Date | null;
+  createdAfter?: Date | null;
+  deadlineBefore?: Date | null;
+}
+
+export interface Statement {
+  sql: string;
+  params: SqlValue[];
+}
+
+type Table = 'Item' | 'Event' | 'Proposal';
+
+/**
+ * How a page is read. `ordered`: one statement along an index in page order. `leased`: the rows are
+ * among a set bounded by leases (a holder's, the active or the lapsed ones), read as ids from an
+ * index first, then as rows by primary key in page order, chunk by chunk, until the page is full.
+ * `empty`: the filters contradict each other.
+ */
+export type PageRead =
+  | { kind: 'ordered'; statement: Statement }
+  | { kind: 'leased'; table: Table; ids: Statement; where: Conditions; window: PageWindow }
+  | { kind: 'empty' };
+
+/** AND-ed conditions with their parameters. */
+export class Conditions {
+  readonly parts: string[] = [];
+  readonly params: SqlValue[] = [];
+
+  add(sql: string, ...params: SqlValue[]): this {
+    this.parts.push(sql);
+    this.params.push(...params);
+    return this;
+  }
+
+  /**
+   * A condition the page's driving index does not serve. `|| ''` keeps SQLite's planner (which plans
+   * without statistics here) from choosing that column's own index and then sorting the page.
+   */
+  residual(column: string, values: readonly SqlValue[]): this {
+    if (values.length === 1) return this.add(`("${column}" || '') = ?`, ...values);
+    return this.add(`("${column}" || '') IN (${values.map(() => '?').join(', ')})`, ...values);
+  }
+
+  get sql(): string {
+    return this.parts.length === 0 ? 'TRUE' : this.parts.join(' AND ');
+  }
+}
+
+function windowConditions(window: PageWindow): Conditions {
+  // Always a range on the id, even on the first page, so every page is a keyset range read.
+  const where = new Conditions().add('"id" > ?', window.afterId ?? 0);
+  if (window.beforeId != null) where.add('"id" < ?', window.beforeId);
+  return where;
+}
+
+const direction = (window: PageWindow) => (window.inverted ? 'DESC' : 'ASC');
+
+/**
+ * One statement along `driver`'s index: `column = value AND …` walked in id order. Several values
+ * become one arm each, merged in id order (UNION ALL … ORDER BY id), so each arm still walks its
+ * index in page order and nothing is sorted.
+ */
+function orderedPage(
+  table: Table,
+  driver: { column: string; values: readonly SqlValue[] }[],
+  where: Conditions,
+  window: PageWindow,
+): PageRead {
+  const arms: Statement[] = [{ sql: '', params: [] }];
+  let combined = arms;
+  for (const { column, values } of driver) {
+    combined = combined.flatMap((arm) =>
+      values.map((value) => ({ sql: `${arm.sql}"${column}" = ? AND `, params: [...arm.params, value] })),
+    );
+  }
+  const selects = combined.map((arm) => ({
+    sql: `SELECT * FROM "${table}" WHERE ${arm.sql}${where.sql}`,
+    params: [...arm.params, ...where.params],
+  }));
+  return {
+    kind: 'ordered',
+    statement: {
+      sql: `${selects.map((select) => select.sql).join(' UNION ALL ')} ORDER BY "id" ${direction(window)} LIMIT ?`,
+      params: [...selects.flatMap((select) => select.params), window.limit],
+    },
+  };
+}
+
+const ITEM_STATUSES: readonly ItemStatus[] = ['PENDING', 'ACCEPTED', 'CORRECTED', 'REJECTED'];
+
+/** The statuses a claim state allows, and what it asks of the lease columns. */
+function claimStateConditions(state: ClaimState, now: Date, where: Conditions): readonly ItemStatus[] {
+  switch (state) {
+    case 'NOT_APPLICABLE':
+      return ITEM_STATUSES.filter((status) => status !== 'PENDING');
+    case 'UNCLAIMED':
+      where.add('"leaseTokenHash" IS NULL');
+      return ['PENDING'];
+    case 'ACTIVE':
+      where.add('"leaseTokenHash" IS NOT NULL AND "leaseExpiresAt" > ?', now);
+      return ['PENDING'];
+    case 'EXPIRED':
+      where.add('"leaseTokenHash" IS NOT NULL AND "leaseExpiresAt" <= ?', now);
+      return ['PENDING'];
+  }
+}
+
+/**
+ * Items: by batch along (batchId, status, id), else by status along (status, id), else the primary
+ * key. A holder's items and the ACTIVE and EXPIRED claim states are sets bounded by leases: their ids
+ * come from (claimedBy, id) or (status, leaseExpiresAt) — the leases a reviewer holds, the leases
+ * running now, or the lapsed ones that the next claims take first (claims go oldest first).
+ */
+export function itemPageRead(filter: ItemFilter, window: PageWindow, now: Date): PageRead {
+  const where = windowConditions(window);
+  if (filter.createdAfter) where.add('"createdAt" >= ?', filter.createdAfter);
+  if (filter.createdBefore) where.add('"createdAt" < ?', filter.createdBefore);
+  let statuses = filter.status ? [filter.status] : ITEM_STATUSES;
+  if (filter.claimState) {
+    const allowed = claimStateConditions(filter.claimState, now, where);
+    statuses = statuses.filter((status) => allowed.includes(status));
+  }
+  if (statuses.length === 0) return { kind: 'empty' };
+  const constrained = statuses.length < ITEM_STATUSES.length;
+
+  let ids: Statement | null = null;
+  if (filter.holder != null) {
+    where.add('"claimedBy" = ? AND "leaseExpiresAt" > ?', filter.holder, now);
+    ids = { sql: 'SELECT "id" FROM "Item" WHERE "claimedBy" = ?', params: [filter.holder] };
+  } else if (filter.claimState === 'ACTIVE') {
+    ids = { sql: `SELECT "id" FROM "Item" WHERE "status" = 'PENDING' AND "leaseExpiresAt" > ?`, params: [now] };
+  } else if (filter.claimState === 'EXPIRED') {
+    ids = { sql: `SELECT "id" FROM "Item" WHERE "status" = 'PENDING' AND "leaseExpiresAt" <= ?`, params: [now] };
+  }
+  if (ids) {
+    if (constrained) where.residual('status', statuses);
+    if (filter.batchId != null) where.residual('batchId', [filter.batchId]);
+    return { kind: 'leased', table: 'Item', ids, where, window };
+  }
+  if (filter.batchId != null) {
+    return orderedPage(
+      'Item',
+      [
+        { column: 'batchId', values: [filter.batchId] },
+        { column: 'status', values: statuses },
+      ],
+      where,
+      window,
+    );
+  }
+  return orderedPage('Item', constrained ? [{ column: 'status', values: statuses }] : [], where, window);
+}
+
+/** Events: an item's or a proposal's along (itemId, id) / (proposalId, id), else by type along (type, id), else the primary key. */
+export function eventPageRead(filter: EventFilter, window: PageWindow): PageRead {
+  const where = windowConditions(window);
+  if (filter.afterSequence != null) where.add('"id" > ?', filter.afterSequence);
+  const types = [...new Set(filter.types ?? [])];
+  const owner =
+    filter.itemId != null
+      ? { column: 'itemId', values: [filter.itemId] }
+      : filter.proposalId != null
+        ? { column: 'proposalId', values: [filter.proposalId] }
+        : null;
+  if (owner) {
+    if (filter.itemId != null && filter.proposalId != null) where.add('"proposalId" = ?', filter.proposalId);
+    if (types.length > 0) where.residual('type', types);
+    return orderedPage('Event', [owner], where, window);
+  }
+  return orderedPage('Event', types.length > 0 ? [{ column: 'type', values: types }] : [], where, window);
+}
+
+/**
+ * Proposals: a holder's are bounded by their leases (ids from (claimedBy, id)); otherwise the most
+ * selective filter given drives — target record, target system, batch, proposer, states, risk
+ * levels, each along its (column, id) index — and the others are checked on the way.
+ */
+export function proposalPageRead(filter: ProposalFilter, window: PageWindow, now: Date): PageRead {
+  const where = windowConditions(window);
+  if (filter.createdAfter) where.add('"createdAt" >= ?', filter.createdAfter);
+  if (filter.createdBefore) where.add('"createdAt" < ?', filter.createdBefore);
+  if (filter.deadlineBefore) where.add('"deadline" < ?', filter.deadlineBefore);
+  const candidates: { column: string; values: readonly SqlValue[] }[] = [];
+  const offer = (column: string, values: readonly SqlValue[] | null | undefined) => {
+    if (values && values.length > 0) candidates.push({ column, values: [...new Set(values)] });
+  };
+  offer('targetId', filter.targetId != null ? [filter.targetId] : null);
+  offer('targetSystem', filter.targetSystem != null ? [filter.targetSystem] : null);
+  offer('batchId', filter.batchId != null ? [filter.batchId] : null);
+  offer('proposedBy', filter.proposedBy != null ? [filter.proposedBy] : null);
+  offer('state', filter.states);
+  offer('riskLevel', filter.riskLevels);
+
+  if (filter.holder != null) {
+    where.add('"claimedBy" = ? AND "leaseExpiresAt" > ?', filter.holder, now);
+    for (const { column, values } of candidates) where.residual(column, values);
+    return {
+      kind: 'leased',
+      table: 'Proposal',
+      ids: { sql: 'SELECT "id" FROM "Proposal" WHERE "claimedBy" = ?', params: [filter.holder] },
+      where,
+      window,
+    };
+  }
+  const [driver, ...others] = candidates;
+  for (const { column, values } of others) where.residual(column, values);
+  return orderedPage('Proposal', driver ? [driver] : [], where, window);
+}
+
+/** Rows of a lease-bounded set read by primary key this many at a time. */
+export const LEASED_CHUNK = 200;
+
+/** The statement that reads one chunk of a lease-bounded set by primary key. */
+export function leasedRows(read: Extract<PageRead, { kind: 'leased' }>, ids: readonly number[]): Statement {
+  return {
+    sql: `SELECT * FROM "${read.table}" WHERE "id" IN (${ids.map(() => '?').join(', ')}) AND ${read.where.sql}`,
+    params: [...ids, ...read.where.params],
+  };
+}
+
+/** Runs a page read on the reader connections (`query`: Database.query) and returns the rows in page order. */
+export async function runPageRead<Row extends { id: number }>(
+  query: (sql: string, ...params: SqlValue[]) => Promise<Row[]>,
+  read: PageRead,
+): Promise<Row[]> {
+  if (read.kind === 'empty') return [];
+  if (read.kind === 'ordered') return query(read.statement.sql, ...read.statement.params);
+  const { window } = read;
+  const ids = (await query(read.ids.sql, ...read.ids.params))
+    .map((row) => Number(row.id))
+    .filter((id) => id > (window.afterId ?? 0) && (window.beforeId == null || id < window.beforeId))
+    .sort((a, b) => (window.inverted ? b - a : a - b));
+  const rows: Row[] = [];
+  const step = Math.max(LEASED_CHUNK, window.limit);
+  for (let start = 0; start < ids.length && rows.length < window.limit; start += step) {
+    const chunk = ids.slice(start, start + step);
+    const statement = leasedRows(read, chunk);
+    const found = await query(statement.sql, ...statement.params);
+    found.sort((a, b) => (window.inverted ? b.id - a.id : a.id - b.id));
+    rows.push(...found.slice(0, window.limit - rows.length));
+  }
+  return rows;
+}
