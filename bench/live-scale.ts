@@ -17,7 +17,7 @@ import { SubscriberGroup, type Tally } from './live-scale-subscribers.js';
 import { claimOnce, cycleCell, decideOnce, type ErrorCounts, noErrors, type SeedState, seedItems, totalErrors } from './load.js';
 import { postgresAdminUrl, postgresStore, type Store, sqliteStore } from './postgres.js';
 import type { Verification } from './report.js';
-import { SEED_BATCH } from './seed-file.js';
+import { SEED_BATCH } from '../test/support/seed-file.js';
 import { type RunningServer, startServer } from './server.js';
 
 export interface LiveScaleOptions {

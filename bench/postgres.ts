@@ -42,7 +42,7 @@ import {
   totalErrors,
 } from './load.js';
 import type { Verification } from './report.js';
-import { type FileSeed, SEED_BATCH, seedPendingItems } from './seed-file.js';
+import { type FileSeed, SEED_BATCH, seedPendingItems } from '../test/support/seed-file.js';
 import { type RunningServer, type ServerOptions, startServer } from './server.js';
 
 /** The environment variables naming the admin URL, the first set one wins. */
@@ -316,7 +316,7 @@ export interface Store {
   integrity(): Promise<string | null>;
   /**
    * Writes the category and `seed.items` pending items with their events, as the service would
-   * (see seed-file.ts), before any instance starts; returns the seconds it took.
+   * (see test/support/seed-file.ts), before any instance starts; returns the seconds it took.
    */
   seed(seed: FileSeed): Promise<number>;
   /** CPU of the PostgreSQL processes working for this database; null on SQLite. */
@@ -388,7 +388,7 @@ export async function postgresStore(adminUrl: string): Promise<Store> {
 }
 
 /**
- * PostgreSQL's seedPendingItems (seed-file.ts): in one transaction under the write lock, the category
+ * PostgreSQL's seedPendingItems (test/support/seed-file.ts): in one transaction under the write lock, the category
  * with its CATEGORY_ADDED event, then the items in batches of SEED_BATCH (batch ids
  * `${prefix}-000000`, …, record ids r0000…), each PENDING at version 1 with its ITEM_ADDED event and
  * the details the service writes. Times are the database's clock (the instances follow it), in UTC

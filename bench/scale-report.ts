@@ -2,7 +2,7 @@
 import type { GroupResult } from './fanout.js';
 import type { Machine } from './report.js';
 import { CLAIM_RATIO_TARGET, type Memory, type QueueResult, type ScaleReport } from './scale.js';
-import { SEED_BATCH } from './seed-file.js';
+import { SEED_BATCH } from '../test/support/seed-file.js';
 
 const int = (value: number) => (Number.isFinite(value) ? Math.round(value).toLocaleString('en-US') : 'n/a');
 const ms = (value: number) => (Number.isFinite(value) ? `${value.toFixed(2)} ms` : 'n/a');
@@ -35,7 +35,7 @@ export function scaleMarkdown(report: ScaleReport | null, error: string | null, 
     '',
     `- **Command:** \`npm run bench\` measures it after the sections above; alone: \`npm run bench -- --scale-only\` (${report.seconds.toFixed(0)} s in this run, seeding and checks included). \`--quick\` runs it at ${int(1_000)} vs ${int(100_000)} items with 50 subscribers, as a smoke test.`,
     `- **Machine:** ${machine.nproc} CPUs (nproc), ${machine.cpuModel}, ${machine.ramGiB} GiB RAM; temp files on ${machine.tmpFilesystem}; load average when this part started ${report.loadAverage}; other processes used ${Number.isFinite(report.otherCpu) ? `${Math.round(report.otherCpu * 100)} %` : 'n/a'} of a core during the claim rounds (more than a few % means the latencies are disturbed).`,
-    `- **Files:** two fresh files, each seeded before its server starts, straight through better-sqlite3 in one transaction (\`bench/seed-file.ts\`): the category with its CATEGORY_ADDED event, then the items in batches of ${SEED_BATCH} (one \`createdAt\` second per batch, as \`addItems\` stamps them), each with its ITEM_ADDED event, so the history matches the queue. The API keys are made first, through the key service.`,
+    `- **Files:** two fresh files, each seeded before its server starts, straight through better-sqlite3 in one transaction (\`test/support/seed-file.ts\`): the category with its CATEGORY_ADDED event, then the items in batches of ${SEED_BATCH} (one \`createdAt\` second per batch, as \`addItems\` stamps them), each with its ITEM_ADDED event, so the history matches the queue. The API keys are made first, through the key service.`,
     `- **Servers:** one \`node dist/main.js\` per file, both running throughout, same build and settings as above.`,
     `- **Claims:** ${clients}, ${options.clients === 1 ? 'a REVIEWER principal of its own, looping' : 'each a REVIEWER principal of its own, looping'} \`claimItem\` → \`decideItem(ACCEPTED)\` as in the review cycles above. After a warm-up round, ${options.rounds} rounds of ${int(options.cyclesPerRound)} cycles on each file, alternating which file goes first, so drift on the machine falls on both alike. After each round as many new items are added with \`addItems\` (they join the tail), so a file holds between ${int(small.items - options.cyclesPerRound)} and ${int(small.items)} (resp. ${int(large.items - options.cyclesPerRound)} and ${int(large.items)}) pending items while measured, and every claim takes a new head of the queue: claims never revisit an item. Afterwards the files are checked: the decided items are exactly the head in (createdAt, batchId, recordId) order.`,
     `- **Query plan** of the claim's SELECT (\`EXPLAIN QUERY PLAN\` on the ${int(large.items)}-item file): \`${report.queryPlan.join('; ')}\`. The index's order is the claim order, so \`LIMIT 1\` stops at the first claimable entry: a B-tree descent, O(log n), however long the queue.`,

@@ -10,7 +10,7 @@ import { type BenchKey, keysNamed, makeKeys, principals } from './keys.js';
 import { fanOutChecks } from './live.js';
 import { countedCycles, type ErrorCounts, noErrors, type SeedState, seedItems, totalErrors } from './load.js';
 import type { Verification } from './report.js';
-import { seedPendingItems } from './seed-file.js';
+import { seedPendingItems } from '../test/support/seed-file.js';
 import { type RunningServer, startServer } from './server.js';
 import { type Spread, spread } from './stats.js';
 

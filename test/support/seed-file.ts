@@ -1,4 +1,4 @@
-// Fills a migrated database file with pending items straight through better-sqlite3, before any server starts.
+// Fills a migrated SQLite file with pending items straight through better-sqlite3, before any server starts (the bench and the browser test at scale).
 import Database from 'better-sqlite3';
 
 export interface FileSeed {
