@@ -158,17 +158,22 @@ export class Metrics {
     }
   };
 
-  /** The exposition text, with the queue gauges read now. */
+  /**
+   * The exposition text, with the queue gauges read now: from the maintained counts and index reads
+   * bounded by their answer (see queueStats and proposalCounts), so a scrape costs the same on any queue.
+   */
   async render(): Promise<string> {
     const now = this.sources.clock.now();
-    const stats = await this.sources.live.tail.queueStats(now);
+    const [stats, proposals] = await Promise.all([
+      this.sources.live.tail.queueStats(now),
+      proposalCounts({ db: this.sources.live.db, clock: this.sources.clock }),
+    ]);
     for (const status of STATUSES) this.items.set({ status }, stats[status.toLowerCase() as Lowercase<typeof status>]);
     this.activeLeases.set(stats.active);
     this.expiredLeases.set(stats.expired);
     this.oldestPending.set(
       stats.oldestPendingCreatedAt === null ? 0 : Math.max(0, (now.getTime() - stats.oldestPendingCreatedAt.getTime()) / 1000),
     );
-    const proposals = await proposalCounts({ db: this.sources.live.db, clock: this.sources.clock });
     for (const state of PROPOSAL_STATE_NAMES) this.proposals.set({ state }, proposals.byState[state]);
     for (const bucket of PENDING_AGE_BUCKETS) this.proposalsPendingByAge.set({ bucket }, proposals.pendingByAge[bucket]);
     this.proposalsNeedingReconciliation.set(proposals.byState.OUTCOME_UNKNOWN);

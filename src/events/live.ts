@@ -8,6 +8,7 @@ import type { Policies } from '../services/proposals.js';
 import { ExpiryAnnouncer } from './expiry-announcer.js';
 import { EventFeed, type FeedEvent } from './feed.js';
 import { ProposalAnnouncer } from './proposal-announcer.js';
+import { ProposalWaits } from './proposal-waits.js';
 
 export interface LiveOptions {
   db: Database;
@@ -31,6 +32,8 @@ export class Live {
   readonly feed: EventFeed;
   readonly announcer: ExpiryAnnouncer;
   readonly proposalAnnouncer: ProposalAnnouncer;
+  /** Decided proposals' waits, for proposalStats. */
+  readonly proposalWaits: ProposalWaits;
   /** The app's database, for readers of the whole queue (metrics) that are not tied to a request. */
   readonly db: Database;
   readonly clock: Clock;
@@ -45,6 +48,7 @@ export class Live {
     this.feed = new EventFeed(this.tail, options.logger, { pollIntervalMs: options.pollIntervalMs });
     this.announcer = new ExpiryAnnouncer({ db: options.db, clock: options.clock }, this.tail, options.logger);
     this.proposalAnnouncer = new ProposalAnnouncer({ db: options.db, clock: options.clock, policies: options.policies }, options.logger);
+    this.proposalWaits = new ProposalWaits({ db: options.db, clock: options.clock }, options.logger);
     this.db = options.db;
   }
 
@@ -52,6 +56,9 @@ export class Live {
   async start(): Promise<void> {
     await this.tail.ready();
     await this.feed.start();
+    // Before any delivery (those come from timers): every decision after the loaded ones arrives here.
+    this.proposalWaits.start(this.feed.sequence);
+    this.detach.push(this.feed.listen(this.proposalWaits.onEvents));
     this.detach.push(this.feed.listen(this.announcer.onEvents));
     this.detach.push(this.feed.listen(this.proposalAnnouncer.onEvents));
     this.detach.push(this.options.db.onCommit(() => this.feed.wake()));
@@ -65,7 +72,7 @@ export class Live {
     this.proposalAnnouncer.stop();
     // Whatever is still reading or writing finishes first: the tail and then the database close under
     // nothing (on PostgreSQL a query cut off by the close would fail and be logged as an error).
-    await Promise.all([this.feed.stop(), this.announcer.settled(), this.proposalAnnouncer.settled()]);
+    await Promise.all([this.feed.stop(), this.announcer.settled(), this.proposalAnnouncer.settled(), this.proposalWaits.settled()]);
     await this.tail.close();
   }
 

@@ -10,10 +10,7 @@ export const PENDING_AGE_BUCKETS = ['lt_1h', '1h_to_4h', '4h_to_24h', 'gte_24h']
 
 export type PendingAgeBucket = (typeof PENDING_AGE_BUCKETS)[number];
 
-/**
- * What /metrics reads at every scrape, so only from the (state, createdAt) index: a count per state
- * and a range over the pending ones.
- */
+/** Counts by state and pending proposals by age: what /metrics reads at every scrape. */
 export interface ProposalCounts {
   computedAt: Date;
   byState: Record<ProposalState, number>;
@@ -52,97 +49,125 @@ export interface ProposalStats extends ProposalCounts {
   waitTimes: ProposalWaitTimes;
 }
 
-type Int = number | bigint | null;
+type Int = number | bigint | string | null;
 
-/** Integers come back as numbers or bigints depending on the backend; times as epoch ms or Dates. */
+/** Integers come back as numbers, bigints or numeric strings depending on the backend; times as epoch ms or Dates. */
 const num = (value: Int | Date | undefined): number => (value == null ? 0 : Number(value));
 
-export async function proposalCounts(deps: ServiceDeps): Promise<ProposalCounts> {
+const STATE_NAMES = Object.keys(PROPOSAL_STATES) as ProposalState[];
+
+/**
+ * One statement (one snapshot), every part an index read: the maintained counts by state and of
+ * proposals ever approved (QueueCounter, kept by triggers: see the live_counters migration), three
+ * range counts on (state, createdAt) each bounded by its age bucket, and the first pending proposal of
+ * that index. The fourth bucket is the pending count less the other three.
+ */
+const COUNTS_SQL = `SELECT
+  ${STATE_NAMES.map((state) => `(SELECT "value" FROM "QueueCounter" WHERE "name" = 'proposal:${state}') AS "${state}",`).join('\n  ')}
+  (SELECT "value" FROM "QueueCounter" WHERE "name" = 'proposal:approved') AS approved,
+  (SELECT count(*) FROM "Proposal" WHERE "state" = 'PENDING' AND "createdAt" > ?) AS lt_1h,
+  (SELECT count(*) FROM "Proposal" WHERE "state" = 'PENDING' AND "createdAt" <= ? AND "createdAt" > ?) AS h1_4,
+  (SELECT count(*) FROM "Proposal" WHERE "state" = 'PENDING' AND "createdAt" <= ? AND "createdAt" > ?) AS h4_24,
+  (SELECT min("createdAt") FROM "Proposal" WHERE "state" = 'PENDING') AS oldest`;
+
+type CountsRow = Record<ProposalState | 'approved' | 'lt_1h' | 'h1_4' | 'h4_24', Int> & { oldest: Int | Date };
+
+async function readCounts(deps: ServiceDeps): Promise<ProposalCounts & { approved: number }> {
   const now = deps.clock.now();
   const at = now.getTime();
   const ago = (ms: number) => new Date(at - ms);
   // The bounds are compared as createdAt against `now - age`, so the index serves them.
-  const [states, [pending]] = await Promise.all([
-    deps.db.query<{ state: ProposalState; n: Int }>('SELECT "state" AS state, count(*) AS n FROM "Proposal" GROUP BY "state"'),
-    deps.db.query<{ lt_1h: Int; h1_4: Int; h4_24: Int; gte_24h: Int; oldest: Int | Date }>(
-      `SELECT
-         count(*) FILTER (WHERE "createdAt" > ?) AS lt_1h,
-         count(*) FILTER (WHERE "createdAt" <= ? AND "createdAt" > ?) AS h1_4,
-         count(*) FILTER (WHERE "createdAt" <= ? AND "createdAt" > ?) AS h4_24,
-         count(*) FILTER (WHERE "createdAt" <= ?) AS gte_24h,
-         min("createdAt") AS oldest
-       FROM "Proposal" WHERE "state" = 'PENDING'`,
-      ago(HOUR_MS),
-      ago(HOUR_MS),
-      ago(4 * HOUR_MS),
-      ago(4 * HOUR_MS),
-      ago(24 * HOUR_MS),
-      ago(24 * HOUR_MS),
-    ),
-  ]);
-  const byState = Object.fromEntries(Object.keys(PROPOSAL_STATES).map((state) => [state, 0])) as Record<ProposalState, number>;
-  for (const row of states) byState[row.state] = num(row.n);
+  const [row] = await deps.db.query<CountsRow>(
+    COUNTS_SQL,
+    ago(HOUR_MS),
+    ago(HOUR_MS),
+    ago(4 * HOUR_MS),
+    ago(4 * HOUR_MS),
+    ago(24 * HOUR_MS),
+  );
+  if (!row) throw new Error('The proposal statistics query returned no row.');
+  const byState = Object.fromEntries(STATE_NAMES.map((state) => [state, num(row[state])])) as Record<ProposalState, number>;
+  const younger = { lt_1h: num(row.lt_1h), '1h_to_4h': num(row.h1_4), '4h_to_24h': num(row.h4_24) };
   return {
     computedAt: now,
     byState,
-    pendingByAge: {
-      lt_1h: num(pending?.lt_1h),
-      '1h_to_4h': num(pending?.h1_4),
-      '4h_to_24h': num(pending?.h4_24),
-      gte_24h: num(pending?.gte_24h),
-    },
-    oldestPendingAgeSeconds: pending?.oldest == null ? null : Math.max(0, (at - num(pending.oldest)) / 1000),
+    pendingByAge: { ...younger, gte_24h: byState.PENDING - younger.lt_1h - younger['1h_to_4h'] - younger['4h_to_24h'] },
+    oldestPendingAgeSeconds: row.oldest == null ? null : Math.max(0, (at - num(row.oldest)) / 1000),
+    approved: num(row.approved),
   };
 }
+
+/** What /metrics reads at every scrape: a few rows and index ranges, whatever the number of proposals. */
+export async function proposalCounts(deps: ServiceDeps): Promise<ProposalCounts> {
+  const { approved: _approved, ...counts } = await readCounts(deps);
+  return counts;
+}
+
+/** The decision events a wait ends with. */
+export const DECISION_EVENTS = ['PROPOSAL_APPROVED', 'PROPOSAL_REJECTED', 'PROPOSAL_CHANGES_REQUESTED'] as const;
 
 /**
  * Wait from submission (the revision's createdAt) to its review decision — PROPOSAL_APPROVED,
  * PROPOSAL_REJECTED or PROPOSAL_CHANGES_REQUESTED, read from the history because only approval has a
- * column of its own — over every decided revision since the database began. Quantiles are
- * nearest-rank: the value at rank ceil(p·n) of the n waits in ascending order, so each is an observed
- * wait. A revision approved only in part (waiting for more approvers) is not decided yet.
+ * column of its own — of every revision decided by the event `throughSequence` (all when omitted), in
+ * milliseconds, ascending. A revision approved only in part (waiting for more approvers) is not
+ * decided yet. Reads every decided proposal: once at start-up (events/proposal-waits.ts keeps them
+ * from then on), or as a recount.
  */
-export async function proposalWaitTimes(deps: ServiceDeps): Promise<ProposalWaitTimes> {
+export async function decidedWaits(deps: ServiceDeps, throughSequence?: number): Promise<number[]> {
   // Milliseconds between two times: SQLite stores epoch milliseconds, PostgreSQL subtracts to an interval.
   const wait =
     deps.db.dialect === 'postgresql'
       ? `(extract(epoch FROM min(e."occurredAt") - p."createdAt") * 1000)::float8`
       : `min(e."occurredAt") - p."createdAt"`;
-  const rows = await deps.db.query<{ wait: Int; rank: Int; total: Int }>(
-    `WITH waits AS (
-       SELECT ${wait} AS wait
-       FROM "Proposal" p JOIN "Event" e ON e."proposalId" = p."id"
-       WHERE (p."approvedAt" IS NOT NULL OR p."state" IN ('REJECTED', 'CHANGES_REQUESTED'))
-         AND e."type" IN ('PROPOSAL_APPROVED', 'PROPOSAL_REJECTED', 'PROPOSAL_CHANGES_REQUESTED')
-       GROUP BY p."id"
-     ), ranked AS (
-       SELECT wait, row_number() OVER (ORDER BY wait) AS rank, count(*) OVER () AS total FROM waits
-     )
-     SELECT wait, rank, total FROM ranked WHERE rank IN ((50 * total + 99) / 100, (95 * total + 99) / 100)`,
+  const rows = await deps.db.query<{ wait: Int }>(
+    `SELECT ${wait} AS wait
+     FROM "Proposal" p JOIN "Event" e ON e."proposalId" = p."id"
+     WHERE (p."approvedAt" IS NOT NULL OR p."state" IN ('REJECTED', 'CHANGES_REQUESTED'))
+       AND e."type" IN (${DECISION_EVENTS.map((type) => `'${type}'`).join(', ')})
+       ${throughSequence === undefined ? '' : 'AND e."id" <= ?'}
+     GROUP BY p."id"
+     ORDER BY wait`,
+    ...(throughSequence === undefined ? [] : [throughSequence]),
   );
-  const total = num(rows[0]?.total);
+  return rows.map((row) => num(row.wait));
+}
+
+/**
+ * Nearest-rank quantiles of waits in ascending order: the value at rank ceil(p·n), so each is an
+ * observed wait. O(1).
+ */
+export function waitQuantiles(sorted: ArrayLike<number>): ProposalWaitTimes {
+  const total = sorted.length;
   if (total === 0) return { decisions: 0, p50Seconds: null, p95Seconds: null };
-  // The SQL's integer division (p·n + 99) / 100 is this ceil(p·n / 100).
-  const quantile = (percent: number): number | null => {
-    const rank = Math.ceil((percent * total) / 100);
-    const row = rows.find((candidate) => num(candidate.rank) === rank);
-    return row ? Math.max(0, num(row.wait)) / 1000 : null;
-  };
+  const quantile = (percent: number): number => Math.max(0, sorted[Math.ceil((percent * total) / 100) - 1] as number) / 1000;
   return { decisions: total, p50Seconds: quantile(50), p95Seconds: quantile(95) };
 }
 
-/** Everything at once, as of the server clock's now. Reads every proposal: for dashboards, not per request. */
-export async function proposalStats(deps: ServiceDeps): Promise<ProposalStats> {
-  const [counts, [approved], waitTimes] = await Promise.all([
-    proposalCounts(deps),
-    deps.db.query<{ n: Int }>('SELECT count(*) AS n FROM "Proposal" WHERE "approvedAt" IS NOT NULL'),
-    proposalWaitTimes(deps),
+/** The wait quantiles by a full recount (for callers without a live feed, and tests). */
+export async function proposalWaitTimes(deps: ServiceDeps): Promise<ProposalWaitTimes> {
+  return waitQuantiles(await decidedWaits(deps));
+}
+
+/** Where a running app keeps the decided waits up to date (events/proposal-waits.ts). */
+export interface WaitTimesSource {
+  waitTimes(): Promise<ProposalWaitTimes>;
+}
+
+/**
+ * Everything at once, as of the server clock's now. With the app's live side (GraphQL passes its
+ * context), the wait quantiles come from the waits it keeps; without, from a recount.
+ */
+export async function proposalStats(deps: ServiceDeps & { live?: { proposalWaits: WaitTimesSource } }): Promise<ProposalStats> {
+  const [{ approved, ...counts }, waitTimes] = await Promise.all([
+    readCounts(deps),
+    deps.live ? deps.live.proposalWaits.waitTimes() : proposalWaitTimes(deps),
   ]);
   const { byState } = counts;
   return {
     ...counts,
     totals: {
-      approved: num(approved?.n),
+      approved,
       rejected: byState.REJECTED,
       changesRequested: byState.CHANGES_REQUESTED,
       expired: byState.EXPIRED,
