@@ -3,7 +3,7 @@
 // SQLite: a read-only connection; PRAGMA data_version moves when any other connection, in any
 // process, commits. PostgreSQL: see postgres-tail.ts (LISTEN/NOTIFY).
 import Database, { type Statement } from 'better-sqlite3';
-import type { Event, Item } from './client.js';
+import type { Event, Item } from '../generated/prisma/client.js';
 import { date, type ItemRow, toItem } from './item-store.js';
 
 export interface EventRow extends Omit<Event, 'occurredAt' | 'leaseExpiresAt'> {

@@ -2,7 +2,7 @@
 // the database's write lock from its first statement — SQLite's, or on PostgreSQL an advisory lock
 // every writer takes — so a row read here cannot change before the write that follows). Every
 // write is conditional on the state it was decided from (the fence) and bumps `version`.
-import type { Item, ItemStatus } from './client.js';
+import type { Item, ItemStatus } from '../generated/prisma/client.js';
 import type { TxSql } from './tx-sql.js';
 
 /**

@@ -4,7 +4,7 @@
 // read", never rows that may still roll back. The rows themselves are always read from the table,
 // after the last sequence delivered: a missed or merged notification costs latency, never an event.
 import pg from 'pg';
-import type { Event, Item } from './client.js';
+import type { Event, Item } from '../generated/prisma/client.js';
 import {
   type EventRow,
   type EventTail,
