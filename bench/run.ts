@@ -184,7 +184,7 @@ function parseOptions(argv: string[]): Options {
         readSamples: quick ? 5 : 30,
         fanOutEvents: quick ? 100 : 500,
         bulkCalls: quick ? 4 : 20,
-        bulkTimeoutMs: quick ? 120_000 : 600_000,
+        bulkTimeoutMs: quick ? 120_000 : 300_000,
       };
   if (liveScaleItems < 2 * 500 + 1000)
     throw new Error('--live-scale-items must be at least 2,000 (leases are held in its last two batches)');
