@@ -2,7 +2,7 @@
 // expiry and proposal deadline announcers, and shared queue statistics. Started and stopped with the app.
 import type { Database } from '../db/client.js';
 import { deferredTail, type EventTail, type QueueStatsRow } from '../db/event-tail.js';
-import type { Clock } from '../domain/clock.js';
+import type { Clock, Timer } from '../domain/clock.js';
 import type { Logger } from '../logger.js';
 import type { Policies } from '../services/proposals.js';
 import { ExpiryAnnouncer } from './expiry-announcer.js';
@@ -106,51 +106,76 @@ export class Live {
   }
 }
 
+/** Values a latest-value stream may send in a row after a quiet spell (a change a reviewer makes shows at once). */
+export const LATEST_VALUE_BURST = 4;
+/** Then one more value per interval at most, so a bulk intake gives a dashboard a few updates a second. */
+export const LATEST_VALUE_INTERVAL_MS = 250;
+
 /**
- * A stream that emits `current()` now and again after every batch of events, keeping only the
- * latest: a value still being computed when a newer one is asked for is never emitted.
+ * A stream that emits `current()` now and again after batches of events, keeping only the latest. A
+ * value is computed only when the subscriber is ready for it, so a slow one skips what it could not
+ * take; and at most LATEST_VALUE_BURST in a row, then one per LATEST_VALUE_INTERVAL_MS by the clock,
+ * always ending on the latest. The intervals are cut from one grid of the clock for every stream, so
+ * streams waiting out their interval all compute at the same moment and share `current()`'s cache.
  */
 export function latestValueStream<T>(
   live: Live,
   current: () => T | Promise<T>,
   relevant: (events: readonly FeedEvent[]) => boolean = () => true,
 ): AsyncIterableIterator<T> {
-  let pending: Promise<T> | null = Promise.resolve().then(current);
+  const slot = () => Math.floor(live.clock.now().getTime() / LATEST_VALUE_INTERVAL_MS);
+  /** A value not yet sent is owed (the first one is). */
+  let changed = true;
   let closed = false;
-  let waiting: ((result: IteratorResult<T>) => void) | null = null;
+  let allowance = LATEST_VALUE_BURST;
+  let refilledSlot = slot();
+  let timer: Timer | null = null;
+  let waiting: { resolve: (result: IteratorResult<T>) => void; reject: (error: unknown) => void } | null = null;
+
+  /** Sends the latest value to the waiting reader, or arms the timer for the next interval when the allowance is spent. */
+  const send = () => {
+    if (!waiting || !changed || closed) return;
+    const now = slot();
+    allowance = Math.min(LATEST_VALUE_BURST, allowance + (now - refilledSlot));
+    refilledSlot = now;
+    if (allowance === 0) {
+      timer ??= live.clock.setTimer(new Date((now + 1) * LATEST_VALUE_INTERVAL_MS), () => {
+        timer = null;
+        send();
+      });
+      return;
+    }
+    allowance--;
+    changed = false;
+    const reader = waiting;
+    waiting = null;
+    Promise.resolve()
+      .then(current)
+      .then((value) => reader.resolve({ done: false, value }), reader.reject);
+  };
   const unlisten = live.feed.listen((events) => {
     if (!relevant(events)) return;
-    const value = Promise.resolve().then(current);
-    // Unhandled until someone reads it; a newer value may replace it first.
-    value.catch(() => {});
-    if (waiting) {
-      const resolve = waiting;
-      waiting = null;
-      value.then(
-        (settled) => resolve({ done: false, value: settled }),
-        () => resolve({ done: true, value: undefined }),
-      );
-    } else pending = value;
+    changed = true;
+    send();
   });
   const iterator: AsyncIterableIterator<T> = {
     [Symbol.asyncIterator]() {
       return iterator;
     },
-    async next() {
-      if (closed) return { done: true, value: undefined };
-      if (pending !== null) {
-        const value = pending;
-        pending = null;
-        return { done: false, value: await value };
-      }
-      return new Promise((resolve) => {
-        waiting = resolve;
+    next() {
+      if (closed) return Promise.resolve({ done: true, value: undefined });
+      return new Promise((resolve, reject) => {
+        waiting = { resolve, reject };
+        send();
       });
     },
     async return() {
       closed = true;
       unlisten();
-      waiting?.({ done: true, value: undefined });
+      timer?.cancel();
+      timer = null;
+      waiting?.resolve({ done: true, value: undefined });
+      waiting = null;
       return { done: true, value: undefined };
     },
   };

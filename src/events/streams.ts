@@ -3,6 +3,7 @@
 // holds up the others (it is cut off with SUBSCRIBER_TOO_SLOW and can resume where it stopped).
 import { GraphQLError } from 'graphql';
 import type { EventTail } from '../db/event-tail.js';
+import { Queue } from './event-queue.js';
 import type { EventFeed, FeedEvent } from './feed.js';
 
 export interface StreamOptions {
@@ -31,7 +32,7 @@ export async function eventStream(feed: EventFeed, tail: EventTail, options: Str
   // can slip between the position taken and the listener attached.
   const latest = options.after == null ? null : await tail.latestSequence();
   const maxBuffered = options.maxBuffered ?? 10_000;
-  const queue: FeedEvent[] = [];
+  const queue = new Queue<FeedEvent>();
   let overflowed = false;
   let closed = false;
   let waiting: { resolve: (result: IteratorResult<FeedEvent>) => void; reject: (error: unknown) => void } | null = null;
@@ -47,14 +48,13 @@ export async function eventStream(feed: EventFeed, tail: EventTail, options: Str
   const close = () => {
     closed = true;
     unlisten();
-    queue.length = 0;
+    queue.clear();
     waiting?.resolve(done());
     waiting = null;
   };
   /** The next event after `position` that the queue holds, if any. */
   const nextQueued = (): FeedEvent | null => {
-    while (queue.length > 0) {
-      const event = queue.shift() as FeedEvent;
+    for (let event = queue.shift(); event !== undefined; event = queue.shift()) {
       if (event.id > position) {
         position = event.id;
         return event;
@@ -70,7 +70,7 @@ export async function eventStream(feed: EventFeed, tail: EventTail, options: Str
     for (const event of events) if (options.filter(event)) queue.push(event);
     if (queue.length > maxBuffered) {
       overflowed = true;
-      queue.length = 0;
+      queue.clear();
     }
     if (waiting && !replaying) {
       const pending = waiting;
@@ -88,7 +88,10 @@ export async function eventStream(feed: EventFeed, tail: EventTail, options: Str
       }
     }
   });
-  const backlog: FeedEvent[] = [];
+  /** The backlog page being replayed, and the next event in it. */
+  let backlog: FeedEvent[] = [];
+  let next = 0;
+  let pagesRead = 0;
 
   const iterator: AsyncIterableIterator<FeedEvent> = {
     [Symbol.asyncIterator]() {
@@ -97,15 +100,18 @@ export async function eventStream(feed: EventFeed, tail: EventTail, options: Str
     async next() {
       if (closed) return done();
       while (replaying) {
-        if (backlog.length === 0) {
-          const page = await readBacklog(tail, position);
-          if (page.length === 0) {
+        if (next === backlog.length) {
+          // A long replay gives the event loop a turn between pages, so other requests go on meanwhile.
+          if (pagesRead++ > 0) await new Promise<void>((resolve) => setImmediate(resolve));
+          if (closed) return done();
+          backlog = await readBacklog(tail, position);
+          next = 0;
+          if (backlog.length === 0) {
             replaying = false;
             break;
           }
-          backlog.push(...page);
         }
-        const event = backlog.shift() as FeedEvent;
+        const event = backlog[next++] as FeedEvent;
         position = event.id;
         if (options.filter(event)) return { done: false, value: event };
       }

@@ -1,6 +1,7 @@
-// One serialized payload per shared subscription result over WebSocket: graphql-ws stringifies each
-// subscriber's `next` message itself, so the shared result stands in as a short marker there and the
-// socket swaps in the JSON made once; only the frame around it is per subscriber.
+// Shared subscription results on the wire: one serialized payload per result (graphql-ws stringifies
+// each subscriber's `next` message itself, so the result stands in as a short marker there and the
+// socket swaps in the JSON made once), and the frames of a burst written to each socket together.
+import type { Socket } from 'node:net';
 import type { ExecutionResult } from 'graphql';
 import { WebSocket } from 'ws';
 
@@ -23,7 +24,7 @@ export function sharedFrame(result: ExecutionResult): ExecutionResult {
     // graphql-ws copies the result's own fields into the message; an added field means someone
     // changed it on the way, and then the copy is serialized as it is.
     toJSON(this: Record<string, unknown>) {
-      if (this.data !== data || Object.keys(this).length !== 2) {
+      if (this.data !== data || this.errors !== undefined || this.extensions !== undefined) {
         const { toJSON: _toJSON, ...plain } = this;
         return plain;
       }
@@ -34,24 +35,71 @@ export function sharedFrame(result: ExecutionResult): ExecutionResult {
   } as ExecutionResult;
 }
 
+/**
+ * How long frames may gather in a socket before they are written: a write (a system call, and on the
+ * same host the peer's receive) costs far more than a frame, so under load several frames share one.
+ * The first frame after a quiet spell goes out on the next turn of the event loop.
+ */
+export const COALESCE_MS = 30;
+/**
+ * Frames a socket may hold unwritten before its sender waits for the writes to complete, as graphql-ws
+ * does for every frame otherwise: a client that stops reading still stops its subscriptions from
+ * pulling events, so its own bounded buffer cuts it off (SUBSCRIBER_TOO_SLOW).
+ */
+const MAX_UNWRITTEN_BYTES = 64 * 1024;
+
+/** Sockets holding frames until the next flush. */
+const corked = new Set<Socket>();
+let flushing: NodeJS.Timeout | NodeJS.Immediate | null = null;
+let lastFlush = 0;
+
+function flush(): void {
+  flushing = null;
+  lastFlush = performance.now();
+  for (const socket of corked) socket.uncork();
+  corked.clear();
+}
+
+function hold(socket: Socket): void {
+  if (corked.has(socket)) return;
+  socket.cork();
+  corked.add(socket);
+  if (flushing) return;
+  const wait = lastFlush + COALESCE_MS - performance.now();
+  flushing = wait <= 0 ? setImmediate(flush) : setTimeout(flush, wait);
+}
+
 const framing = new WeakSet<WebSocket>();
 
 /**
- * Makes `socket` put shared payloads into its frames; false when it is not a WebSocket of ours (then
- * its subscribers get plain results).
+ * Makes `socket` put shared payloads into its frames and gather its frames into fewer writes; false
+ * when it is not a WebSocket of ours (then its subscribers get plain results). `connection` is the
+ * TCP socket under it (the upgrade request's).
  */
-export function framedSocket(socket: unknown): boolean {
-  if (!(socket instanceof WebSocket)) return false;
+export function framedSocket(socket: unknown, connection: Socket | undefined): boolean {
+  if (!(socket instanceof WebSocket) || connection === undefined) return false;
   if (framing.has(socket)) return true;
   const send = socket.send.bind(socket) as (data: unknown, ...rest: unknown[]) => void;
   socket.send = ((data: unknown, ...rest: unknown[]) => {
     if (pendingPayload !== null && typeof data === 'string' && data.endsWith(MARKED_TAIL)) {
       const payload = pendingPayload;
       pendingPayload = null;
-      send(`${data.slice(0, -MARKED_TAIL.length)},"payload":${payload}}`, ...rest);
+      data = `${data.slice(0, -MARKED_TAIL.length)},"payload":${payload}}`;
+    }
+    if (connection.destroyed) {
+      send(data, ...rest);
       return;
     }
-    send(data, ...rest);
+    hold(connection);
+    const done = rest.at(-1);
+    if (typeof done !== 'function' || connection.writableLength >= MAX_UNWRITTEN_BYTES) {
+      send(data, ...rest);
+      return;
+    }
+    // Written at the next flush; the sender goes on at once (a failed write closes the socket, and
+    // graphql-ws ends its subscriptions then).
+    send(data, ...rest.slice(0, -1));
+    queueMicrotask(() => done());
   }) as WebSocket['send'];
   framing.add(socket);
   return true;

@@ -1,6 +1,9 @@
 // Subscription events executed once, not once per subscriber: subscribers with the same document,
 // operation, variables and roles share one execution (and, over WebSocket, one serialized payload) per event.
+
+import type { IncomingMessage } from 'node:http';
 import {
+  type ArgumentNode,
   createSourceEventStream,
   type DocumentNode,
   type ExecutionArgs,
@@ -8,6 +11,9 @@ import {
   execute,
   getOperationAST,
   getVariableValues,
+  Kind,
+  type OperationDefinitionNode,
+  visit,
 } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type { WebSocket } from 'ws';
@@ -18,11 +24,10 @@ import { framedSocket, sharedFrame } from './shared-frames.js';
 /** Work done for subscribers since the process started: executions stay per event while deliveries grow with subscribers. */
 export const subscriptionWork = { executions: 0, deliveries: 0 };
 
-type Outcome = ExecutionResult | Promise<ExecutionResult>;
-
-/** One execution of one event for one sharing key, and its WebSocket form (made on first use). */
+/** One execution of one event for one sharing key: its result once known, and its WebSocket form (made on first use). */
 interface Shared {
-  outcome: Outcome;
+  result: ExecutionResult | null;
+  settled: Promise<unknown> | null;
   framed: ExecutionResult | null;
 }
 
@@ -32,30 +37,66 @@ interface Shared {
  */
 const executions = new WeakMap<object, Map<string, Shared>>();
 
-const documentIds = new WeakMap<DocumentNode, number>();
+const documents = new WeakMap<DocumentNode, { id: number; variables: Map<OperationDefinitionNode, string[]> }>();
 let lastDocumentId = 0;
 
 /**
- * Everything a field resolver under a subscription can see that differs between subscribers: the
- * document (parsed once per text by Yoga's parse cache), operation, variables and the caller's roles.
- * No resolver below a subscription root reads the principal's name or the connection (their
- * `subscribe` functions do, and those still run per subscriber), so the name is not part of it.
+ * The variables an event's execution reads: every one the operation uses except in the arguments of
+ * its root field. Those arguments (`after`, `filter`, `id`, `token`) choose the source stream in the
+ * field's `subscribe`, which runs per subscriber; the root fields' `resolve` passes the event on
+ * without reading them. So dashboards resuming from different `after`s still share.
  */
-function sharingKey(args: ExecutionArgs, context: GraphQLContext): string {
-  let id = documentIds.get(args.document);
-  if (id === undefined) {
-    id = ++lastDocumentId;
-    documentIds.set(args.document, id);
+function executionVariables(document: DocumentNode, operation: OperationDefinitionNode): string[] {
+  const rootArguments = new Set<ArgumentNode>(
+    operation.selectionSet.selections.flatMap((selection) => (selection.kind === Kind.FIELD ? (selection.arguments ?? []) : [])),
+  );
+  const names = new Set<string>();
+  visit(document, {
+    Argument: (node) => (rootArguments.has(node) ? false : undefined),
+    Variable: (node) => {
+      names.add(node.name.value);
+    },
+    VariableDefinition: () => false,
+  });
+  return [...names].sort();
+}
+
+/**
+ * Everything a field resolver under a subscription can see that differs between subscribers: the
+ * document (parsed once per text by Yoga's parse cache), operation, the variables it reads and the
+ * caller's roles. No resolver below a subscription root reads the principal's name or the connection
+ * (their `subscribe` functions do, and those still run per subscriber), so the name is not part of it.
+ */
+function sharingKey(args: ExecutionArgs, operation: OperationDefinitionNode, context: GraphQLContext): string {
+  let known = documents.get(args.document);
+  if (!known) {
+    known = { id: ++lastDocumentId, variables: new Map() };
+    documents.set(args.document, known);
   }
-  return `${id}\u0000${args.operationName ?? ''}\u0000${JSON.stringify(args.variableValues ?? null)}\u0000${formatRoles(context.principal.roles)}`;
+  let names = known.variables.get(operation);
+  if (!names) {
+    names = executionVariables(args.document, operation);
+    known.variables.set(operation, names);
+  }
+  const values = args.variableValues ?? {};
+  const variables = JSON.stringify(names.map((name) => values[name] ?? null));
+  return `${known.id}\u0000${args.operationName ?? ''}\u0000${variables}\u0000${formatRoles(context.principal.roles)}`;
+}
+
+function run(args: ExecutionArgs, event: unknown): Shared {
+  subscriptionWork.executions++;
+  const shared: Shared = { result: null, settled: null, framed: null };
+  const outcome = execute({ ...args, rootValue: event });
+  if (outcome instanceof Promise) {
+    shared.settled = outcome.then((result) => {
+      shared.result = result;
+    });
+  } else shared.result = outcome;
+  return shared;
 }
 
 function sharedExecution(args: ExecutionArgs, key: string, event: unknown): Shared {
-  const run = (): Outcome => {
-    subscriptionWork.executions++;
-    return execute({ ...args, rootValue: event }) as Outcome;
-  };
-  if (typeof event !== 'object' || event === null) return { outcome: run(), framed: null };
+  if (typeof event !== 'object' || event === null) return run(args, event);
   let byKey = executions.get(event);
   if (!byKey) {
     byKey = new Map();
@@ -63,17 +104,18 @@ function sharedExecution(args: ExecutionArgs, key: string, event: unknown): Shar
   }
   let shared = byKey.get(key);
   if (!shared) {
-    shared = { outcome: run(), framed: null };
+    shared = run(args, event);
     byKey.set(key, shared);
   }
   return shared;
 }
 
 /** The result one subscriber is given: over a WebSocket the form whose frame is a concatenation. */
-function resultFor(shared: Shared, result: ExecutionResult, framed: boolean): ExecutionResult {
-  if (!framed || result.errors) return result;
+function resultFor(shared: Shared, framed: boolean): IteratorResult<ExecutionResult> {
+  const result = shared.result as ExecutionResult;
+  if (!framed || result.errors) return { done: false, value: result };
   shared.framed ??= sharedFrame(result);
-  return shared.framed;
+  return { done: false, value: shared.framed };
 }
 
 /**
@@ -86,17 +128,15 @@ function mapThroughSharedExecution(
   key: string,
   framed: boolean,
 ): AsyncGenerator<ExecutionResult> {
-  const deliver = async (event: unknown): Promise<ExecutionResult> => {
+  const deliver = (step: IteratorResult<unknown>): IteratorResult<ExecutionResult> | Promise<IteratorResult<ExecutionResult>> => {
+    if (step.done) return { done: true, value: undefined };
     subscriptionWork.deliveries++;
-    const shared = sharedExecution(args, key, event);
-    return resultFor(shared, await shared.outcome, framed);
+    const shared = sharedExecution(args, key, step.value);
+    return shared.result ? resultFor(shared, framed) : (shared.settled as Promise<unknown>).then(() => resultFor(shared, framed));
   };
   const stream: AsyncGenerator<ExecutionResult> = {
     [Symbol.asyncIterator]: () => stream,
-    async next() {
-      const step = await source.next();
-      return step.done ? { done: true, value: undefined } : { done: false, value: await deliver(step.value) };
-    },
+    next: () => source.next().then(deliver),
     async return() {
       await source.return?.();
       return { done: true, value: undefined };
@@ -117,9 +157,9 @@ export function sharedSubscriptions(): Plugin<GraphQLContext> {
       // Operations Yoga's own subscribe refuses (no such operation, bad variables) keep its answers.
       if (operation?.operation !== 'subscription') return;
       if (getVariableValues(args.schema, operation.variableDefinitions ?? [], args.variableValues ?? {}).errors) return;
-      const context = args.contextValue as GraphQLContext & { socket?: WebSocket };
-      const framed = context.socket !== undefined && framedSocket(context.socket);
-      const key = sharingKey(args, context);
+      const context = args.contextValue as GraphQLContext & { socket?: WebSocket; req?: IncomingMessage };
+      const framed = context.socket !== undefined && framedSocket(context.socket, context.req?.socket);
+      const key = sharingKey(args, operation, context);
       setSubscribeFn(async (subscribeArgs) => {
         const source = await createSourceEventStream(subscribeArgs);
         if (!(Symbol.asyncIterator in source)) return source;
