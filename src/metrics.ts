@@ -6,6 +6,7 @@ import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom
 import type { DatabaseClock } from './db/database-clock.js';
 import type { Clock } from './domain/clock.js';
 import { PROPOSAL_STATES, type ProposalState } from './domain/proposal.js';
+import { eventLoopDelayHistogram } from './event-loop-delay.js';
 import type { FeedEvent } from './events/feed.js';
 import type { Live } from './events/live.js';
 import { PENDING_AGE_BUCKETS, proposalCounts } from './services/proposal-stats.js';
@@ -135,6 +136,8 @@ export class Metrics {
     for (const decision of DECISIONS) this.decisions.inc({ decision }, 0);
     for (const decision of PROPOSAL_DECISIONS.values()) this.proposalDecisions.inc({ decision }, 0);
     collectDefaultMetrics({ register: this.registry });
+    // Samples since start in buckets: a blocked loop is visible over any window (see event-loop-delay.ts).
+    eventLoopDelayHistogram(registers);
   }
 
   get contentType(): string {

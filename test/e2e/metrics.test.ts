@@ -144,6 +144,7 @@ const OWN = [
   ['leasehold_decisions_total', 'counter'],
   ['leasehold_lease_expiries_total', 'counter'],
   ['leasehold_websocket_connections', 'gauge'],
+  ['leasehold_event_loop_delay_seconds', 'histogram'],
 ] as const;
 
 describe('GET /metrics', () => {
@@ -352,6 +353,21 @@ describe('GET /metrics', () => {
     const head = await fetch(`${server.url}/metrics`, { method: 'HEAD', headers: cast.prometheus.headers });
     expect(head.status).toBe(200);
     expect(head.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
+  });
+
+  it('records the event-loop delay as a histogram: a loop blocked for 50 ms adds a sample over 20 ms', async () => {
+    const delay = 'leasehold_event_loop_delay_seconds';
+    const over20ms = (scraped: Scrape) => value(scraped, `${delay}_count`) - value(scraped, `${delay}_bucket{le="0.02"}`);
+    const before = await scrape(server.url, cast.prometheus);
+    // The server runs in this process, so this blocks its loop: the sampler's next run is at least 40 ms late.
+    const started = performance.now();
+    while (performance.now() - started < 50) {
+      // busy on purpose
+    }
+    const after = await scrape(server.url, cast.prometheus);
+    expect(over20ms(after) - over20ms(before)).toBeGreaterThanOrEqual(1);
+    expect(value(after, `${delay}_count`)).toBeGreaterThan(value(before, `${delay}_count`));
+    expect(value(after, `${delay}_bucket{le="+Inf"}`)).toBe(value(after, `${delay}_count`));
   });
 
   it('keeps each app’s numbers apart when several run in one process', async () => {
