@@ -23,7 +23,7 @@ export interface GraphQLContext extends ServiceDeps {
   actor: Actor;
   /**
    * Records a refused attempt at a change as an OPERATION_REFUSED event. The response waits for
-   * the record (see the audit plugin in app.ts), so a refusal the caller saw is in the history.
+   * the record (see the clientErrors plugin, src/http/client-errors.ts), so a refusal the caller saw is in the history.
    */
   recordRefusal(operation: string, error: DomainError): void;
   /** Stops accepting a revoked key in this process at once (other processes learn of it from the event feed). */
