@@ -4,25 +4,16 @@
 // deterministic screenshot (docs/dashboard.png) on an in-process server with a manual clock.
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { type Browser, type BrowserContext, chromium, type Locator, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildDashboard } from '../../scripts/build-dashboard.js';
 import { systemClock } from '../../src/domain/clock.js';
 import { addItem } from '../../src/services/items.js';
+import { ask, type Caller, launchChromium, signIn, waitForText, watchForErrors } from '../support/dashboard-browser.js';
 import { type TestDatabase, testDatabase } from '../support/database.js';
-import { createKeys, type KeyHolder, post, ROOT, type StartedServer, startServerProcess, withDatabase } from '../support/process.js';
+import { createKeys, type KeyHolder, ROOT, type StartedServer, startServerProcess, withDatabase } from '../support/process.js';
 import { startTestServer, type TestClient, type TestServer } from '../support/server.js';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-];
 const SCREENSHOT = path.join(ROOT, 'docs', 'dashboard.png');
 
 let browser: Browser;
@@ -30,25 +21,12 @@ let browser: Browser;
 beforeAll(async () => {
   // The page under test is the current source, whatever an earlier `npm run build` left in dist/.
   await buildDashboard();
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  browser = await launchChromium();
 });
 
 afterAll(async () => {
   await browser?.close();
 });
-
-/** A process-test KeyHolder or an in-process TestClient. */
-type Caller = { name: string; headers: Record<string, string> };
-
-/** Sends an operation as `caller`; fails on any top-level error or a UserError payload. */
-async function ask(url: string, caller: Caller, query: string, variables?: Record<string, unknown>): Promise<Record<string, unknown>> {
-  const { status, body } = await post(url, query, variables, caller.headers);
-  if (status !== 200 || body.errors || !body.data) throw new Error(`${caller.name}: HTTP ${status}: ${JSON.stringify(body)}`);
-  for (const value of Object.values(body.data)) {
-    if ((value as { __typename?: string } | null)?.__typename === 'UserError') throw new Error(`${caller.name}: ${JSON.stringify(value)}`);
-  }
-  return body.data;
-}
 
 const ADD_CATEGORIES = 'mutation ($names: [String!]!) { addCategories(input: { names: $names }) { __typename } }';
 const ADD_ITEMS = `mutation ($items: [AddItemInput!]!) {
@@ -96,32 +74,9 @@ async function historySequences(url: string, reader: Caller): Promise<number[]> 
   }
 }
 
-/** Waits until `locator`'s text matches `text` (Playwright polls the page; nothing here sleeps). */
-const waitForText = (locator: Locator, text: string | RegExp, timeout = 15_000) =>
-  locator
-    .filter({ hasText: typeof text === 'string' ? new RegExp(`^\\s*${text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\s*$`) : text })
-    .waitFor({ timeout });
-
 /** The sequence numbers the feed shows, newest first as on the page. */
 async function feedSequences(page: Page): Promise<number[]> {
   return (await page.locator('#feed .event-seq').allTextContents()).map((text) => Number(text.replace('#', '')));
-}
-
-async function signIn(page: Page, key: string): Promise<void> {
-  const input = page.getByLabel('API key', { exact: true });
-  await input.fill(key);
-  // The keyboard path: Enter submits the form.
-  await input.press('Enter');
-}
-
-/** Page errors and CSP violations; failed requests while the server is down are expected and not collected. */
-function watchForErrors(page: Page): string[] {
-  const problems: string[] = [];
-  page.on('pageerror', (error) => problems.push(`pageerror: ${error.message}`));
-  page.on('console', (message) => {
-    if (/content security policy/i.test(message.text())) problems.push(`csp: ${message.text()}`);
-  });
-  return problems;
 }
 
 describe('the dashboard against a server process', () => {

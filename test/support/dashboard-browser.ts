@@ -1,0 +1,60 @@
+// The dashboard's browser tests' shared parts: Debian's Chromium through playwright-core, signing in, waiting
+// for text the page shows, collecting page errors, and asking the server as a key holder.
+import { type Browser, chromium, type Locator, type Page } from 'playwright-core';
+import { post } from './process.js';
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
+
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+}
+
+/** A process-test KeyHolder or an in-process TestClient. */
+export type Caller = { name: string; headers: Record<string, string> };
+
+/** Sends an operation as `caller`; fails on any top-level error or a UserError payload. */
+export async function ask(
+  url: string,
+  caller: Caller,
+  query: string,
+  variables?: Record<string, unknown>,
+): Promise<Record<string, unknown>> {
+  const { status, body } = await post(url, query, variables, caller.headers);
+  if (status !== 200 || body.errors || !body.data) throw new Error(`${caller.name}: HTTP ${status}: ${JSON.stringify(body)}`);
+  for (const value of Object.values(body.data)) {
+    if ((value as { __typename?: string } | null)?.__typename === 'UserError') throw new Error(`${caller.name}: ${JSON.stringify(value)}`);
+  }
+  return body.data;
+}
+
+/** Waits until `locator`'s text matches `text` (Playwright polls the page; nothing here sleeps). */
+export const waitForText = (locator: Locator, text: string | RegExp, timeout = 15_000) =>
+  locator
+    .filter({ hasText: typeof text === 'string' ? new RegExp(`^\\s*${text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\s*$`) : text })
+    .waitFor({ timeout });
+
+export async function signIn(page: Page, key: string): Promise<void> {
+  const input = page.getByLabel('API key', { exact: true });
+  await input.fill(key);
+  // The keyboard path: Enter submits the form.
+  await input.press('Enter');
+}
+
+/** Page errors and CSP violations; failed requests while the server is down are expected and not collected. */
+export function watchForErrors(page: Page): string[] {
+  const problems: string[] = [];
+  page.on('pageerror', (error) => problems.push(`pageerror: ${error.message}`));
+  page.on('console', (message) => {
+    if (/content security policy/i.test(message.text())) problems.push(`csp: ${message.text()}`);
+  });
+  return problems;
+}
