@@ -2,7 +2,7 @@
 
 import { type BackendFigures, FANOUT_RATE, HELD_LEASES, type LiveScaleReport } from './live-scale.js';
 import { LOOP_FALLBACK, LOOP_HISTOGRAM, type LoopDelay } from './live-scale-loop.js';
-import type { Machine } from './report.js';
+import type { Machine } from './machine.js';
 
 export const TARGETS = {
   cyclesRatio: 0.9,

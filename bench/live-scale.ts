@@ -17,8 +17,8 @@ import { measureReads, type ReadResult } from './live-scale-reads.js';
 import { SubscriberGroup, type Tally } from './live-scale-subscribers.js';
 import { claimOnce, cycleCell, decideOnce, type ErrorCounts, noErrors, type SeedState, seedItems, totalErrors } from './load.js';
 import { postgresAdminUrl, postgresStore, type Store, sqliteStore } from './postgres.js';
-import type { Verification } from './report.js';
 import { type RunningServer, startServer } from './server.js';
+import type { Verification } from './verification.js';
 
 export interface LiveScaleOptions {
   quick: boolean;

@@ -10,8 +10,8 @@ import { type ExpiryResult, measureExpiry } from './expiry.js';
 import { type FanOutResult, measureFanOut, type Round, sqliteHistory } from './fanout.js';
 import { type BenchKey, keysNamed, makeKeys, principals } from './keys.js';
 import { seedCategories } from './load.js';
-import type { Verification } from './report.js';
 import { type RunningServer, startServer } from './server.js';
+import type { Verification } from './verification.js';
 
 export interface LiveOptions {
   quick: boolean;

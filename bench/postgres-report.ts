@@ -1,8 +1,8 @@
 // The "PostgreSQL: several instances" section of BENCHMARKS.md (and the console summary).
 import { describeRound, type GroupResult, type RoundResult } from './fanout.js';
 import { FANOUT_TARGET_MS } from './live.js';
+import type { Machine } from './machine.js';
 import { type CycleMeasurement, type DeliveryResult, type PostgresReport, type Setup, splitClients } from './postgres.js';
-import type { Machine } from './report.js';
 import type { Spread } from './stats.js';
 
 const int = (value: number) => (Number.isFinite(value) ? Math.round(value).toLocaleString('en-US') : 'n/a');

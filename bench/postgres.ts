@@ -17,6 +17,7 @@ import type { DatabaseLocation } from '../src/config.js';
 import { redactDatabaseUrl as redactUrl } from '../src/config.js';
 import { POSTGRES_WRITE_LOCK } from '../src/db/client.js';
 import { createScratchDatabase } from '../src/db/postgres-scratch.js';
+import { type FileSeed, SEED_BATCH, seedPendingItems } from '../test/support/seed-file.js';
 import {
   type EventHistory,
   type EventRow,
@@ -41,9 +42,8 @@ import {
   seedCategories,
   totalErrors,
 } from './load.js';
-import type { Verification } from './report.js';
-import { type FileSeed, SEED_BATCH, seedPendingItems } from '../test/support/seed-file.js';
 import { type RunningServer, type ServerOptions, startServer } from './server.js';
+import type { Verification } from './verification.js';
 
 /** The environment variables naming the admin URL, the first set one wins. */
 export const POSTGRES_URL_VARIABLES = ['LEASEHOLD_BENCH_POSTGRES_URL', 'LEASEHOLD_TEST_POSTGRES_URL'] as const;

@@ -1,65 +1,23 @@
-// Machine description, the results table, and BENCHMARKS.md.
-import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import os from 'node:os';
+// The results table and BENCHMARKS.md, with each part's section in it.
 import type { LiveReport } from './live.js';
 import { liveMarkdown } from './live-report.js';
 import type { CellResult, ErrorCounts } from './load.js';
+import type { Machine } from './machine.js';
 import type { PostgresReport } from './postgres.js';
 import { postgresMarkdown } from './postgres-report.js';
 import type { ProfileSummary } from './profile.js';
 import type { ScaleReport } from './scale.js';
 import { scaleMarkdown } from './scale-report.js';
 import { SERVER_POLICY } from './server.js';
+import type { Verification } from './verification.js';
 
 export const TARGET = 0.4;
-
-export interface Machine {
-  nproc: number;
-  cpuModel: string;
-  ramGiB: number;
-  node: string;
-  kernel: string;
-  sqlite: string;
-  tmpFilesystem: string;
-  loadAverage: string;
-}
-
-export function describeMachine(sqlite: string, tmpDir: string): Machine {
-  let cpuModel = os.cpus()[0]?.model ?? 'unknown';
-  try {
-    const match = /^model name\s*:\s*(.+)$/m.exec(readFileSync('/proc/cpuinfo', 'utf8'));
-    if (match?.[1]) cpuModel = match[1].trim();
-  } catch {
-    // not Linux: keep os.cpus()
-  }
-  const stat = spawnSync('stat', ['-f', '-c', '%T', tmpDir], { encoding: 'utf8' });
-  return {
-    nproc: os.availableParallelism(),
-    cpuModel,
-    ramGiB: Math.round((os.totalmem() / 1024 ** 3) * 10) / 10,
-    node: process.version,
-    kernel: `${os.type()} ${os.release()}`,
-    sqlite,
-    tmpFilesystem: stat.status === 0 ? stat.stdout.trim() : 'unknown',
-    loadAverage: os
-      .loadavg()
-      .map((load) => load.toFixed(2))
-      .join(' '),
-  };
-}
 
 export interface Row {
   concurrency: number;
   noop: CellResult;
   cycles: CellResult;
   raw: { rate: number; errors: number };
-}
-
-export interface Verification {
-  label: string;
-  ok: boolean;
-  detail: string;
 }
 
 export interface Report {

@@ -42,25 +42,16 @@ import {
   seedItems,
   totalErrors,
 } from './load.js';
+import { describeMachine } from './machine.js';
 import { type PostgresOptions, type PostgresReport, runPostgres } from './postgres.js';
 import { postgresMarkdown, postgresSummary } from './postgres-report.js';
 import { connectProfiler, inspectorUrl, summariseProfile } from './profile.js';
 import { openRawBench } from './raw.js';
-import {
-  describeMachine,
-  errorLine,
-  latencyTable,
-  mainTable,
-  type Report,
-  type Row,
-  ratios,
-  renderMarkdown,
-  TARGET,
-  type Verification,
-} from './report.js';
+import { errorLine, latencyTable, mainTable, type Report, type Row, ratios, renderMarkdown, TARGET } from './report.js';
 import { runScale, type ScaleOptions, type ScaleReport } from './scale.js';
 import { scaleMarkdown, scaleSummary } from './scale-report.js';
 import { build, ROOT, type RunningServer, SERVER_POLICY, startServer } from './server.js';
+import type { Verification } from './verification.js';
 
 interface Options {
   quick: boolean;

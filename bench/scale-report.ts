@@ -1,8 +1,9 @@
 // The scale section of BENCHMARKS.md (claim latency by queue length, server memory) and its console summary.
-import type { GroupResult } from './fanout.js';
-import type { Machine } from './report.js';
-import { CLAIM_RATIO_TARGET, type Memory, type QueueResult, type ScaleReport } from './scale.js';
+
 import { SEED_BATCH } from '../test/support/seed-file.js';
+import type { GroupResult } from './fanout.js';
+import type { Machine } from './machine.js';
+import { CLAIM_RATIO_TARGET, type Memory, type QueueResult, type ScaleReport } from './scale.js';
 
 const int = (value: number) => (Number.isFinite(value) ? Math.round(value).toLocaleString('en-US') : 'n/a');
 const ms = (value: number) => (Number.isFinite(value) ? `${value.toFixed(2)} ms` : 'n/a');

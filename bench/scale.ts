@@ -5,14 +5,14 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import Database from 'better-sqlite3';
 import { NEXT_CLAIMABLE_QUERIES } from '../src/db/item-store.js';
+import { seedPendingItems } from '../test/support/seed-file.js';
 import { type FanOutResult, machineBusyMs, measureFanOut, processCpuMs, sqliteHistory } from './fanout.js';
 import { type BenchKey, keysNamed, makeKeys, principals } from './keys.js';
 import { fanOutChecks } from './live.js';
 import { countedCycles, type ErrorCounts, noErrors, type SeedState, seedItems, totalErrors } from './load.js';
-import type { Verification } from './report.js';
-import { seedPendingItems } from '../test/support/seed-file.js';
 import { type RunningServer, startServer } from './server.js';
 import { type Spread, spread } from './stats.js';
+import type { Verification } from './verification.js';
 
 export interface ScaleOptions {
   quick: boolean;
