@@ -1,7 +1,7 @@
 // The SQL of the paged list reads (items, events, proposals): every page walks one index in page order
 // and stops at the page, so its cost follows the page, not the table (docs/performance.md, Index reads).
 import type { ClaimState } from '../domain/lease.js';
-import type { EventType, ItemStatus, ProposalStateColumn, RiskLevelColumn } from './client.js';
+import type { Dialect, EventType, ItemStatus, ProposalStateColumn, RiskLevelColumn } from './client.js';
 import type { SqlValue } from './tx-sql.js';
 
 /** One page in keyset form: rows after/before an id, in ascending or descending id order. */
@@ -51,13 +51,13 @@ export interface Statement {
 type Table = 'Item' | 'Event' | 'Proposal';
 
 /**
- * How a page is read. `ordered`: one statement along an index in page order. `leased`: the rows are
+ * How a page is read. `ordered`: statements along indexes in page order, one per arm (see orderedPage). `leased`: the rows are
  * among a set bounded by leases (a holder's, the active or the lapsed ones), read as ids from an
  * index first, then as rows by primary key in page order, chunk by chunk, until the page is full.
  * `empty`: the filters contradict each other.
  */
 export type PageRead =
-  | { kind: 'ordered'; statement: Statement }
+  | { kind: 'ordered'; statements: Statement[]; window: PageWindow }
   | { kind: 'leased'; table: Table; ids: Statement; where: Conditions; window: PageWindow }
   | { kind: 'empty' };
 
@@ -66,6 +66,8 @@ export class Conditions {
   readonly parts: string[] = [];
   readonly params: SqlValue[] = [];
 
+  constructor(private readonly dialect: Dialect) {}
+
   add(sql: string, ...params: SqlValue[]): this {
     this.parts.push(sql);
     this.params.push(...params);
@@ -73,12 +75,14 @@ export class Conditions {
   }
 
   /**
-   * A condition the page's driving index does not serve. `|| ''` keeps SQLite's planner (which plans
-   * without statistics here) from choosing that column's own index and then sorting the page.
+   * A condition the page's driving index does not serve. On SQLite, `|| ''` keeps the planner (which
+   * plans without statistics there) from choosing that column's own index and then sorting the page;
+   * PostgreSQL plans from statistics, which that expression would only blur.
    */
   residual(column: string, values: readonly SqlValue[]): this {
-    if (values.length === 1) return this.add(`("${column}" || '') = ?`, ...values);
-    return this.add(`("${column}" || '') IN (${values.map(() => '?').join(', ')})`, ...values);
+    const term = this.dialect === 'sqlite' ? `("${column}" || '')` : `"${column}"`;
+    if (values.length === 1) return this.add(`${term} = ?`, ...values);
+    return this.add(`${term} IN (${values.map(() => '?').join(', ')})`, ...values);
   }
 
   get sql(): string {
@@ -86,9 +90,9 @@ export class Conditions {
   }
 }
 
-function windowConditions(window: PageWindow): Conditions {
+function windowConditions(window: PageWindow, dialect: Dialect): Conditions {
   // Always a range on the id, even on the first page, so every page is a keyset range read.
-  const where = new Conditions().add('"id" > ?', window.afterId ?? 0);
+  const where = new Conditions(dialect).add('"id" > ?', window.afterId ?? 0);
   if (window.beforeId != null) where.add('"id" < ?', window.beforeId);
   return where;
 }
@@ -96,9 +100,10 @@ function windowConditions(window: PageWindow): Conditions {
 const direction = (window: PageWindow) => (window.inverted ? 'DESC' : 'ASC');
 
 /**
- * One statement along `driver`'s index: `column = value AND …` walked in id order. Several values
- * become one arm each, merged in id order (UNION ALL … ORDER BY id), so each arm still walks its
- * index in page order and nothing is sorted.
+ * Statements along `driver`'s index: `column = value AND …` walked in id order, LIMIT the page. Several
+ * values become one statement each (an arm), merged in id order by runPageRead: each arm still walks
+ * its index in page order and nothing is sorted but the arms' pages. (One UNION ALL statement would
+ * do on SQLite, which merges the arms; PostgreSQL 15 appends them and sorts everything they match.)
  */
 function orderedPage(
   table: Table,
@@ -106,23 +111,17 @@ function orderedPage(
   where: Conditions,
   window: PageWindow,
 ): PageRead {
-  const arms: Statement[] = [{ sql: '', params: [] }];
-  let combined = arms;
+  let arms: Statement[] = [{ sql: '', params: [] }];
   for (const { column, values } of driver) {
-    combined = combined.flatMap((arm) =>
-      values.map((value) => ({ sql: `${arm.sql}"${column}" = ? AND `, params: [...arm.params, value] })),
-    );
+    arms = arms.flatMap((arm) => values.map((value) => ({ sql: `${arm.sql}"${column}" = ? AND `, params: [...arm.params, value] })));
   }
-  const selects = combined.map((arm) => ({
-    sql: `SELECT * FROM "${table}" WHERE ${arm.sql}${where.sql}`,
-    params: [...arm.params, ...where.params],
-  }));
   return {
     kind: 'ordered',
-    statement: {
-      sql: `${selects.map((select) => select.sql).join(' UNION ALL ')} ORDER BY "id" ${direction(window)} LIMIT ?`,
-      params: [...selects.flatMap((select) => select.params), window.limit],
-    },
+    window,
+    statements: arms.map((arm) => ({
+      sql: `SELECT * FROM "${table}" WHERE ${arm.sql}${where.sql} ORDER BY "id" ${direction(window)} LIMIT ?`,
+      params: [...arm.params, ...where.params, window.limit],
+    })),
   };
 }
 
@@ -151,8 +150,8 @@ function claimStateConditions(state: ClaimState, now: Date, where: Conditions): 
  * come from (claimedBy, id) or (status, leaseExpiresAt) — the leases a reviewer holds, the leases
  * running now, or the lapsed ones that the next claims take first (claims go oldest first).
  */
-export function itemPageRead(filter: ItemFilter, window: PageWindow, now: Date): PageRead {
-  const where = windowConditions(window);
+export function itemPageRead(filter: ItemFilter, window: PageWindow, now: Date, dialect: Dialect): PageRead {
+  const where = windowConditions(window, dialect);
   if (filter.createdAfter) where.add('"createdAt" >= ?', filter.createdAfter);
   if (filter.createdBefore) where.add('"createdAt" < ?', filter.createdBefore);
   let statuses = filter.status ? [filter.status] : ITEM_STATUSES;
@@ -192,8 +191,8 @@ export function itemPageRead(filter: ItemFilter, window: PageWindow, now: Date):
 }
 
 /** Events: an item's or a proposal's along (itemId, id) / (proposalId, id), else by type along (type, id), else the primary key. */
-export function eventPageRead(filter: EventFilter, window: PageWindow): PageRead {
-  const where = windowConditions(window);
+export function eventPageRead(filter: EventFilter, window: PageWindow, dialect: Dialect): PageRead {
+  const where = windowConditions(window, dialect);
   if (filter.afterSequence != null) where.add('"id" > ?', filter.afterSequence);
   const types = [...new Set(filter.types ?? [])];
   const owner =
@@ -215,8 +214,8 @@ export function eventPageRead(filter: EventFilter, window: PageWindow): PageRead
  * selective filter given drives — target record, target system, batch, proposer, states, risk
  * levels, each along its (column, id) index — and the others are checked on the way.
  */
-export function proposalPageRead(filter: ProposalFilter, window: PageWindow, now: Date): PageRead {
-  const where = windowConditions(window);
+export function proposalPageRead(filter: ProposalFilter, window: PageWindow, now: Date, dialect: Dialect): PageRead {
+  const where = windowConditions(window, dialect);
   if (filter.createdAfter) where.add('"createdAt" >= ?', filter.createdAfter);
   if (filter.createdBefore) where.add('"createdAt" < ?', filter.createdBefore);
   if (filter.deadlineBefore) where.add('"deadline" < ?', filter.deadlineBefore);
@@ -264,8 +263,13 @@ export async function runPageRead<Row extends { id: number }>(
   read: PageRead,
 ): Promise<Row[]> {
   if (read.kind === 'empty') return [];
-  if (read.kind === 'ordered') return query(read.statement.sql, ...read.statement.params);
   const { window } = read;
+  const pageOrder = (a: Row, b: Row) => (window.inverted ? b.id - a.id : a.id - b.id);
+  if (read.kind === 'ordered') {
+    if (read.statements.length === 1 && read.statements[0]) return query(read.statements[0].sql, ...read.statements[0].params);
+    const arms = await Promise.all(read.statements.map((statement) => query(statement.sql, ...statement.params)));
+    return arms.flat().sort(pageOrder).slice(0, window.limit);
+  }
   const ids = (await query(read.ids.sql, ...read.ids.params))
     .map((row) => Number(row.id))
     .filter((id) => id > (window.afterId ?? 0) && (window.beforeId == null || id < window.beforeId))
@@ -276,7 +280,7 @@ export async function runPageRead<Row extends { id: number }>(
     const chunk = ids.slice(start, start + step);
     const statement = leasedRows(read, chunk);
     const found = await query(statement.sql, ...statement.params);
-    found.sort((a, b) => (window.inverted ? b.id - a.id : a.id - b.id));
+    found.sort(pageOrder);
     rows.push(...found.slice(0, window.limit - rows.length));
   }
   return rows;

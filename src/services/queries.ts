@@ -32,12 +32,12 @@ export function findItemsByIds(deps: ServiceDeps, ids: readonly number[]): Promi
 
 /** One page of items, read along an index in page order (db/page-reads.ts). */
 export function listItems(deps: ServiceDeps, filter: ItemFilter, page: PageRequest): Promise<Item[]> {
-  return runPageRead<Item>((sql, ...params) => deps.db.query(sql, ...params), itemPageRead(filter, page, deps.clock.now()));
+  return runPageRead<Item>((sql, ...params) => deps.db.query(sql, ...params), itemPageRead(filter, page, deps.clock.now(), deps.db.dialect));
 }
 
 /** One page of the history, read along an index in page order (db/page-reads.ts). */
 export function listEvents(deps: ServiceDeps, filter: EventFilter, page: PageRequest): Promise<Event[]> {
-  return runPageRead<Event>((sql, ...params) => deps.db.query(sql, ...params), eventPageRead(filter, page));
+  return runPageRead<Event>((sql, ...params) => deps.db.query(sql, ...params), eventPageRead(filter, page, deps.db.dialect));
 }
 
 export function listCategories(deps: ServiceDeps, includeRetired: boolean): Promise<Category[]> {

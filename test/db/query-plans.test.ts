@@ -10,6 +10,7 @@ import {
   type PageRead,
   type PageWindow,
   proposalPageRead,
+  runPageRead,
   type Statement,
 } from '../../src/db/page-reads.js';
 import { BACKEND, type TestDatabase, testDatabase, withPostgres } from '../support/database.js';
@@ -22,6 +23,13 @@ const T0 = Date.UTC(2026, 11, 1, 9, 0, 0);
 const NOW = new Date(T0 + ITEMS * 1000);
 
 const BIG_TABLES = ['Item', 'Event', 'Proposal'];
+/**
+ * PostgreSQL may read an index range it expects to be small and sort it (a top-N sort of a few hundred
+ * rows costs microseconds): allowed up to this many expected rows. What the rule catches is the table's
+ * order being rebuilt — sorts of every row a filter matches (tens of thousands here, a million in
+ * production).
+ */
+const SMALL_SORT_ROWS = 1000;
 
 /**
  * Rows written straight with SQL (one statement per table, the same on both backends but for times
@@ -107,7 +115,7 @@ function cases(): Case[] {
   ];
   for (const [name, filter, primaryKey] of items) {
     for (const { name: direction, window } of windows)
-      all.push({ name: `${name}, ${direction}`, read: itemPageRead(filter, window, now), primaryKey });
+      all.push({ name: `${name}, ${direction}`, read: itemPageRead(filter, window, now, BACKEND), primaryKey });
   }
   const events: [string, Parameters<typeof eventPageRead>[0], boolean?][] = [
     ['events, no filter (dashboard: last 1)', {}, true],
@@ -120,7 +128,7 @@ function cases(): Case[] {
   ];
   for (const [name, filter, primaryKey] of events) {
     for (const { name: direction, window } of windows)
-      all.push({ name: `${name}, ${direction}`, read: eventPageRead(filter, window), primaryKey });
+      all.push({ name: `${name}, ${direction}`, read: eventPageRead(filter, window, BACKEND), primaryKey });
   }
   const proposals: [string, Parameters<typeof proposalPageRead>[0], boolean?][] = [
     ['proposals, no filter', {}, true],
@@ -137,14 +145,14 @@ function cases(): Case[] {
   ];
   for (const [name, filter, primaryKey] of proposals) {
     for (const { name: direction, window } of windows)
-      all.push({ name: `${name}, ${direction}`, read: proposalPageRead(filter, window, now), primaryKey });
+      all.push({ name: `${name}, ${direction}`, read: proposalPageRead(filter, window, now, BACKEND), primaryKey });
   }
   return all;
 }
 
 /** The statements a read runs: one, or for a lease-bounded set its ids and then one chunk of rows. */
 function statementsOf(read: PageRead): Statement[] {
-  if (read.kind === 'ordered') return [read.statement];
+  if (read.kind === 'ordered') return read.statements;
   if (read.kind === 'leased') return [read.ids, leasedRows(read, [50, 100, 150, 200])];
   return [];
 }
@@ -172,7 +180,9 @@ async function planProblems(db: Database, statement: Statement, primaryKey: bool
   const walk = (node: PlanNode) => {
     if (node['Node Type'] === 'Seq Scan' && BIG_TABLES.includes(node['Relation Name'] ?? ''))
       problems.push(`Seq Scan on ${node['Relation Name']}`);
-    if (node['Node Type'] === 'Sort' && scansBigTable(node)) problems.push(`Sort above a scan: ${JSON.stringify(node.Plans)}`);
+    const input = node.Plans?.[0]?.['Plan Rows'] ?? 0;
+    if (node['Node Type'] === 'Sort' && scansBigTable(node) && input > SMALL_SORT_ROWS)
+      problems.push(`Sort of ${input} rows: ${JSON.stringify(node.Plans)}`);
     for (const child of node.Plans ?? []) walk(child);
   };
   walk(plan);
@@ -181,6 +191,7 @@ async function planProblems(db: Database, statement: Statement, primaryKey: bool
 
 interface PlanNode {
   'Node Type': string;
+  'Plan Rows'?: number;
   'Relation Name'?: string;
   Plans?: PlanNode[];
 }
@@ -230,22 +241,32 @@ describe(`list reads on a seeded ${BACKEND} database`, () => {
   }, 120_000);
 
   it('the pages hold what the filters ask for, in page order', async () => {
-    const rows = <Row>(read: PageRead) => (read.kind === 'ordered' ? db.query<Row>(read.statement.sql, ...read.statement.params) : null);
+    const rows = <Row extends { id: number }>(read: PageRead) => runPageRead<Row>((sql, ...params) => db.query<Row>(sql, ...params), read);
     const pending = await rows<{ id: number; status: string }>(
-      itemPageRead({ status: 'PENDING', batchId: 'batch-3' }, { limit: 5, inverted: true }, NOW),
+      itemPageRead({ status: 'PENDING', batchId: 'batch-3' }, { limit: 5, inverted: true }, NOW, BACKEND),
     );
-    expect(pending?.map((item) => item.status)).toEqual(Array(5).fill('PENDING'));
-    const ids = pending?.map((item) => item.id) ?? [];
+    expect(pending.map((item) => item.status)).toEqual(Array(5).fill('PENDING'));
+    const ids = pending.map((item) => item.id);
     expect(ids).toEqual([...ids].sort((a, b) => b - a));
+    // Three arms (one per decided status) merged into one page in id order.
+    const decided = await rows<{ id: number; status: string }>(
+      itemPageRead({ claimState: 'NOT_APPLICABLE' }, { afterId: 10, limit: 8, inverted: false }, NOW, BACKEND),
+    );
+    expect(decided.map((item) => item.id)).toEqual([11, 13, 14, 21, 22, 26, 28, 33]);
   });
 
   it('finds the scan when a page index is missing', async () => {
-    // The check itself must see a sort or a scan once an index it relies on is gone.
-    await db.write((_tx, sql) => sql.run('DROP INDEX "Item_status_id_idx"'));
-    // New connections, so no plan or schema cached before the drop is reused.
+    // The check itself must see a scan or a sort once an index it relies on is gone.
+    await db.write(async (_tx, sql) => {
+      await sql.run('DROP INDEX "Item_status_id_idx"');
+      await sql.run('DROP INDEX "Item_claimedBy_id_idx"');
+    });
+    // New connections, so no plan or schema cached before the drops is reused.
     await db.close();
     db = await openDatabase({ location: database.location });
-    const statusReads = cases().filter((read) => read.name.startsWith('items, status PENDING'));
-    expect((await problemsOf(db, statusReads)).length).toBeGreaterThan(0);
+    const reads = (prefix: string) => cases().filter((read) => read.name.startsWith(prefix));
+    expect((await problemsOf(db, reads('items, holder,'))).length).toBeGreaterThan(0);
+    // PostgreSQL, knowing that most items are pending, may walk the primary key instead: no sort.
+    if (BACKEND === 'sqlite') expect((await problemsOf(db, reads('items, status PENDING'))).length).toBeGreaterThan(0);
   }, 60_000);
 });
