@@ -8,8 +8,10 @@ export const LOOP_HISTOGRAM = 'leasehold_event_loop_delay_seconds';
 export const LOOP_FALLBACK = 'nodejs_eventloop_lag_p99_seconds';
 
 export interface LoopDelay {
-  /** ms; NaN when neither metric is there. */
+  /** ms; NaN when neither metric is there. From the histogram: interpolated inside its bucket, as Prometheus's histogram_quantile does. */
   p99: number;
+  /** From the histogram: the bounds (ms) of the bucket holding the 99th percentile. */
+  bucket?: [number, number];
   source: typeof LOOP_HISTOGRAM | typeof LOOP_FALLBACK | 'none';
 }
 
@@ -44,10 +46,16 @@ export class LoopDelayProbe {
       const bounds = [...after.keys()].sort((a, b) => a - b);
       const delta = bounds.map((bound) => (after.get(bound) ?? 0) - (this.before?.get(bound) ?? 0));
       const total = delta.at(-1) ?? 0;
-      if (total === 0) return { p99: 0, source: LOOP_HISTOGRAM };
-      const index = delta.findIndex((count) => count >= 0.99 * total);
-      // The upper bound of the bucket holding the 99th percentile (an over-estimate by at most one bucket).
-      return { p99: (bounds[index] ?? Number.NaN) * 1000, source: LOOP_HISTOGRAM };
+      if (total === 0) return { p99: 0, bucket: [0, (bounds[0] ?? 0) * 1000], source: LOOP_HISTOGRAM };
+      const rank = 0.99 * total;
+      const index = delta.findIndex((count) => count >= rank);
+      const lower = index === 0 ? 0 : (bounds[index - 1] ?? 0);
+      const upper = bounds[index] ?? Number.POSITIVE_INFINITY;
+      const below = index === 0 ? 0 : (delta[index - 1] ?? 0);
+      const inBucket = (delta[index] ?? 0) - below;
+      // Past the last finite bound there is nothing to interpolate towards: the bound is what is known.
+      const p99 = upper === Number.POSITIVE_INFINITY ? lower : lower + ((upper - lower) * (rank - below)) / Math.max(1, inBucket);
+      return { p99: p99 * 1000, bucket: [lower * 1000, upper * 1000], source: LOOP_HISTOGRAM };
     }
     const gauge = new RegExp(`^${LOOP_FALLBACK} (\\S+)`, 'm').exec(text);
     if (gauge) return { p99: Number(gauge[1]) * 1000, source: LOOP_FALLBACK };

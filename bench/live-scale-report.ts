@@ -28,9 +28,13 @@ interface Line {
 
 const loopLine = (phase: string, loop: LoopDelay): Line => ({
   figure: `event-loop delay p99, ${phase}`,
-  value: loop.source === 'none' ? 'not exposed' : `${fixed(loop.p99)} ms`,
+  value:
+    loop.source === 'none'
+      ? 'not exposed'
+      : `${fixed(loop.p99)} ms${loop.bucket ? ` (bucket ${fixed(loop.bucket[0], 1)}–${fixed(loop.bucket[1], 1)} ms)` : ''}`,
   target: `< ${TARGETS.loopP99Ms} ms`,
-  ok: loop.source === 'none' ? null : loop.p99 < TARGETS.loopP99Ms,
+  // From the histogram, met when the bucket holding the 99th percentile ends at or below the target (20 ms is a bound).
+  ok: loop.source === 'none' ? null : loop.bucket ? loop.bucket[1] <= TARGETS.loopP99Ms : loop.p99 < TARGETS.loopP99Ms,
 });
 
 function lines(figures: BackendFigures, subscribers: number): Line[] {
@@ -102,10 +106,11 @@ function lines(figures: BackendFigures, subscribers: number): Line[] {
   );
   const withDashboard = figures.windows.filter((window) => window.dashboard);
   const without = figures.windows.filter((window) => !window.dashboard);
-  const worst = (windows: typeof figures.windows): LoopDelay => ({
-    p99: Math.max(...windows.map((window) => window.loop.p99)),
-    source: windows[0]?.loop.source ?? 'none',
-  });
+  const worst = (windows: typeof figures.windows): LoopDelay =>
+    windows.reduce<LoopDelay>((most, window) => (window.loop.p99 > most.p99 ? window.loop : most), {
+      p99: Number.NEGATIVE_INFINITY,
+      source: 'none',
+    });
   out.push(
     loopLine('review cycles without the dashboard (worst window)', worst(without)),
     loopLine('review cycles with the dashboard (worst window)', worst(withDashboard)),
@@ -119,7 +124,7 @@ function lines(figures: BackendFigures, subscribers: number): Line[] {
 function loopSource(report: LiveScaleReport): string {
   const sources = new Set(report.backends.flatMap((figures) => [figures.readsLoop.source, figures.fanOut.loop.source]));
   if (sources.has(LOOP_HISTOGRAM) && sources.size === 1)
-    return `Event-loop delay: p99 of the server's \`${LOOP_HISTOGRAM}\` histogram over each phase (from /metrics before and after it; the bucket bound holding the 99th percentile).`;
+    return `Event-loop delay: p99 of the server's \`${LOOP_HISTOGRAM}\` histogram over each phase (the difference of /metrics scrapes before and after it), interpolated inside the bucket holding it as Prometheus's histogram_quantile does; the target counts as met when that bucket ends at or below ${TARGETS.loopP99Ms} ms.`;
   if (sources.has(LOOP_FALLBACK))
     return `Event-loop delay: the server has no \`${LOOP_HISTOGRAM}\` histogram yet, so this is prom-client's default \`${LOOP_FALLBACK}\` (its monitor resets at each scrape, so the scrape after a phase covers the phase).`;
   return 'Event-loop delay: not exposed by the server.';
