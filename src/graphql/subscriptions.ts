@@ -74,7 +74,7 @@ const LeaseNoticeRef = builder.objectRef<LeaseNotice>('LeaseNotice').implement({
 });
 
 const QueueStatsRef = builder.objectRef<QueueStats>('QueueStats').implement({
-  description: 'Counts over the whole queue, recomputed after every change.',
+  description: 'Counts over the whole queue, as of the event `sequence`.',
   fields: (t) => ({
     pending: t.exposeInt('pending', { description: 'Items waiting for a decision.' }),
     accepted: t.exposeInt('accepted', { description: 'Items decided ACCEPTED.' }),
@@ -155,7 +155,8 @@ builder.subscriptionFields((t) => ({
   queueStats: t.field({
     authScopes: requires('Subscription', 'queueStats', 'subscribeQueue'),
     type: QueueStatsRef,
-    description: 'Queue counts now, then again after every change.',
+    description:
+      'Queue counts now, then again after changes: up to 4 values in a row, then at most one per 250 ms, always ending on the latest (a slow client skips values).',
     subscribe: (_root, _args, context) => latestValueStream(context.live, () => context.live.stats()),
     resolve: (stats) => stats,
   }),
