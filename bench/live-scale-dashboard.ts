@@ -21,6 +21,15 @@ const ITEMS_PAGE = 100;
 const CHART_PAGES = 50;
 const CHART_WINDOW_MS = 60 * 60 * 1000;
 
+/** A graphql-ws error or close event, in one line. */
+export function describeClose(error: unknown): string {
+  if (typeof error === 'object' && error !== null && 'code' in error) {
+    const close = error as { code: number; reason?: string };
+    return `closed ${close.code}${close.reason ? ` (${close.reason})` : ''}`;
+  }
+  return error instanceof Error ? error.message : JSON.stringify(error);
+}
+
 export interface DashboardTally {
   queries: number;
   itemsLoads: number;
@@ -60,7 +69,8 @@ export class DashboardPage {
       webSocketImpl: WebSocket,
       lazy: false,
       retryAttempts: 0,
-      on: { closed: () => this.fail('the WebSocket closed') },
+      onNonLazyError: (error) => this.fail(`the WebSocket failed: ${describeClose(error)}`),
+      on: { closed: (event) => this.fail(`the WebSocket closed: ${describeClose(event)}`) },
     });
   }
 

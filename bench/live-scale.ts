@@ -11,7 +11,7 @@ import { EventsSubscription } from '../web/dashboard/documents.js';
 import { processCpuMs } from './fanout.js';
 import { gqlBody, graphqlClient } from './http.js';
 import { type BenchKey, keysNamed, makeKeys, principals } from './keys.js';
-import { DashboardPage, type DashboardTally } from './live-scale-dashboard.js';
+import { DashboardPage, type DashboardTally, describeClose } from './live-scale-dashboard.js';
 import { LOOP_FALLBACK, type LoopDelay, LoopDelayProbe } from './live-scale-loop.js';
 import { measureReads, type ReadResult } from './live-scale-reads.js';
 import { SubscriberGroup, type Tally } from './live-scale-subscribers.js';
@@ -151,6 +151,7 @@ function watchStats(port: number, key: BenchKey) {
     webSocketImpl: WebSocket,
     lazy: false,
     retryAttempts: 0,
+    onNonLazyError: (error) => errors.push(`connection: ${describeClose(error)}`),
   });
   const dispose = client.subscribe(
     { query: 'subscription { queueStats { pending sequence } }' },
@@ -159,7 +160,7 @@ function watchStats(port: number, key: BenchKey) {
         if (result.errors?.length) errors.push(JSON.stringify(result.errors));
         else updates++;
       },
-      error: (error) => errors.push(JSON.stringify(error)),
+      error: (error) => errors.push(describeClose(error)),
       complete: () => undefined,
     },
   );
@@ -447,9 +448,24 @@ async function measureBackend(
     };
   } finally {
     await group?.close();
+    // A server that exited by itself (killed, crashed) has no /proc entry left: say so, rather than only "exit code …".
+    const alive = Number.isFinite(processCpuMs(server.pid));
     const code = await server.stop();
+    if (!alive)
+      verifications.push({ label: `${where}: server ran until the bench stopped it`, ok: false, detail: `it had exited (code ${code})` });
     verifications.push({ label: `${where}: clean shutdown`, ok: code === 0, detail: `exit code ${code}` });
     serverLogLines.push(...server.logs.map((line) => `${backend}: ${line}`));
+  }
+}
+
+/** Runs one backend's measurements; a failure becomes a failed check (with the server's log kept), not the end of the run. */
+async function measured(backend: string, verifications: Verification[], log: (message: string) => void, work: () => Promise<unknown>) {
+  try {
+    await work();
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    log(`  live at scale, ${backend}: measurements failed: ${message}`);
+    verifications.push({ label: `live at scale, ${backend}: measurements completed`, ok: false, detail: message });
   }
 }
 
@@ -470,7 +486,9 @@ export async function runLiveScale(
   log(`\n[live at scale, SQLite: ${int(options.items)} pending items, ${int(options.subscribers)} subscribers]`);
   const sqlite = await sqliteStore(tmp, 'live-scale');
   try {
-    backends.push(await measureBackend(sqlite, 'sqlite', options.items, synchronous, options, verifications, serverLogLines, log));
+    await measured('sqlite', verifications, log, async () =>
+      backends.push(await measureBackend(sqlite, 'sqlite', options.items, synchronous, options, verifications, serverLogLines, log)),
+    );
     const integrity = await sqlite.integrity();
     verifications.push({ label: 'live at scale, sqlite: integrity_check', ok: integrity === 'ok', detail: integrity ?? 'no answer' });
   } finally {
@@ -484,7 +502,9 @@ export async function runLiveScale(
     log(`\n[live at scale, PostgreSQL: ${int(options.pgItems)} pending items, ${int(options.subscribers)} subscribers]`);
     const pg = await postgresStore(admin.url);
     try {
-      backends.push(await measureBackend(pg, 'postgresql', options.pgItems, synchronous, options, verifications, serverLogLines, log));
+      await measured('postgresql', verifications, log, async () =>
+        backends.push(await measureBackend(pg, 'postgresql', options.pgItems, synchronous, options, verifications, serverLogLines, log)),
+      );
     } finally {
       await pg.dispose();
     }
