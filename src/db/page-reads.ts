@@ -85,14 +85,20 @@ export class Conditions {
     return this.add(`${term} IN (${values.map(() => '?').join(', ')})`, ...values);
   }
 
+  /** `column IS NULL`, checked on the way (see residual). */
+  residualNull(column: string): this {
+    return this.add(this.dialect === 'sqlite' ? `("${column}" || '') IS NULL` : `"${column}" IS NULL`);
+  }
+
   get sql(): string {
     return this.parts.length === 0 ? 'TRUE' : this.parts.join(' AND ');
   }
 }
 
 function windowConditions(window: PageWindow, dialect: Dialect): Conditions {
-  // Always a range on the id, even on the first page, so every page is a keyset range read.
-  const where = new Conditions(dialect).add('"id" > ?', window.afterId ?? 0);
+  // Always a range on the id, even on the first page (id > 0), so every page is a keyset range read.
+  const where = new Conditions(dialect);
+  if (window.afterId != null || window.beforeId == null) where.add('"id" > ?', window.afterId ?? 0);
   if (window.beforeId != null) where.add('"id" < ?', window.beforeId);
   return where;
 }
@@ -133,7 +139,7 @@ function claimStateConditions(state: ClaimState, now: Date, where: Conditions): 
     case 'NOT_APPLICABLE':
       return ITEM_STATUSES.filter((status) => status !== 'PENDING');
     case 'UNCLAIMED':
-      where.add('"leaseTokenHash" IS NULL');
+      where.residualNull('leaseTokenHash');
       return ['PENDING'];
     case 'ACTIVE':
       where.add('"leaseTokenHash" IS NOT NULL AND "leaseExpiresAt" > ?', now);

@@ -169,7 +169,15 @@ async function planProblems(db: Database, statement: Statement, primaryKey: bool
         // A filtered read that walks the table itself filters row by row instead of reading its index.
         (!primaryKey && /USING INTEGER PRIMARY KEY \(rowid[<>]/.test(detail)),
     );
-    return problems.length > 0 ? [details.join(' | ')] : [];
+    // The index walked must serve the page's driving equalities (those not written to be checked on
+    // the way): walking another index in id order would filter row by row. Rows read by primary key
+    // (a lease-bounded set) are exempt.
+    if (!statement.sql.includes('"id" IN (')) {
+      for (const [, column] of statement.sql.matchAll(/(?<!\()"(\w+)" = \?/g)) {
+        if (!details.some((detail) => detail.includes(`${column}=?`))) problems.push(`${column} not in the index walked`);
+      }
+    }
+    return problems.length > 0 ? [`${problems.join(', ')}: ${details.join(' | ')}`] : [];
   }
   const [row] = await db.query<{ 'QUERY PLAN': unknown }>(`EXPLAIN (FORMAT JSON) ${statement.sql}`, ...statement.params);
   const plan = ((row?.['QUERY PLAN'] ?? []) as { Plan: PlanNode }[])[0]?.Plan;
