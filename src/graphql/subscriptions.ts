@@ -3,7 +3,7 @@
 import { DomainError } from '../domain/errors.js';
 import { LIMITS, validateText, validateToken } from '../domain/validation.js';
 import { type LeaseNotice, leaseNotices } from '../events/lease-notices.js';
-import { latestValueStream, type QueueStats } from '../events/live.js';
+import { LATEST_VALUE_BURST, LATEST_VALUE_INTERVAL_MS, latestValueStream, type QueueStats } from '../events/live.js';
 import { eventStream } from '../events/streams.js';
 import { builder, requires } from './builder.js';
 import { EventRef, EventTypeEnum, ItemKindEnum, ItemRef } from './types/refs.js';
@@ -156,7 +156,8 @@ builder.subscriptionFields((t) => ({
     authScopes: requires('Subscription', 'queueStats', 'subscribeQueue'),
     type: QueueStatsRef,
     description:
-      'Queue counts now, then again after changes: up to 4 values in a row, then at most one per 250 ms, always ending on the latest (a slow client skips values).',
+      `Queue counts now, then again after changes: up to ${LATEST_VALUE_BURST} values in a row, then at most one per ${LATEST_VALUE_INTERVAL_MS} ms, ` +
+      'always ending on the latest (a slow client skips values).',
     subscribe: (_root, _args, context) => latestValueStream(context.live, () => context.live.stats()),
     resolve: (stats) => stats,
   }),
