@@ -7,6 +7,7 @@ import { Histogram, type Registry } from 'prom-client';
 export const SAMPLE_PERIOD_MS = 10;
 /** From well under a period to a stall no operator should ever see: 1 ms … 5 s. */
 const BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
+const BOUNDS = [...BUCKETS, Number.POSITIVE_INFINITY];
 
 /**
  * Registers `leasehold_event_loop_delay_seconds`. prom-client's default `nodejs_eventloop_lag_*` gauges
@@ -17,41 +18,45 @@ const BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1, 2.5,
 export function eventLoopDelayHistogram(registers: Registry[]): Histogram {
   const sampler = monitorEventLoopDelay({ resolution: SAMPLE_PERIOD_MS });
   sampler.enable();
+  // Per bucket, the samples already observed.
+  const drained: number[] = [];
   return new Histogram({
     name: 'leasehold_event_loop_delay_seconds',
     help: `How late the event loop ran a timer due every ${SAMPLE_PERIOD_MS} ms (perf_hooks.monitorEventLoopDelay), one sample per run: anything that blocks the loop shows here.`,
     buckets: BUCKETS,
     registers,
     collect() {
-      drainInto(sampler, this);
+      drainInto(sampler, this, drained);
     },
   });
 }
 
 /**
- * Moves the sampler's samples into the histogram and starts the sampler afresh. The sampler keeps an
- * HDR histogram, not the samples: each bucket's count is read from its percentiles, and each bucket's
- * samples are observed at that bucket's median sample (so `_sum` is exact to within a bucket's spread).
+ * Adds the samples taken since the last scrape to the histogram. The sampler is never reset: a reset
+ * drops the interval it falls in (the next run only restarts the stopwatch), which would hide a stall
+ * that starts just after a scrape. So its counts are cumulative, and each scrape observes the growth
+ * of each bucket since the previous one. The sampler keeps an HDR histogram, not the samples: a
+ * bucket's count is read from its percentiles, and its new samples are observed at the bucket's median
+ * sample (so `_sum` is exact to within a bucket's spread).
  */
-function drainInto(sampler: IntervalHistogram, histogram: Histogram): void {
+function drainInto(sampler: IntervalHistogram, histogram: Histogram, drained: number[]): void {
   const total = sampler.count;
   if (total === 0) return;
   const periodNs = SAMPLE_PERIOD_MS * 1e6;
-  // Samples at or below each bound, taken as delays (the run's interval less the period).
-  const atMost = (boundSeconds: number) => samplesAtMost(sampler, total, boundSeconds * 1e9 + periodNs);
   let below = 0;
-  for (const bound of [...BUCKETS, Number.POSITIVE_INFINITY]) {
-    const upTo = bound === Number.POSITIVE_INFINITY ? total : atMost(bound);
-    const inBucket = upTo - below;
-    if (inBucket > 0) {
+  BOUNDS.forEach((bound, index) => {
+    // Samples at or below the bound, taken as delays (the run's interval less the period).
+    const upTo = bound === Number.POSITIVE_INFINITY ? total : samplesAtMost(sampler, total, bound * 1e9 + periodNs);
+    const added = upTo - below - (drained[index] ?? 0);
+    if (added > 0) {
       // The k-th sample is percentile(100·k/total): k + ½ after HDR's rounding, safely inside sample k.
-      const medianSample = below + Math.ceil(inBucket / 2);
+      const medianSample = below + Math.ceil((upTo - below) / 2);
       const median = Math.max(0, sampler.percentile((100 * medianSample) / total) - periodNs) / 1e9;
-      for (let i = 0; i < inBucket; i++) histogram.observe(median);
+      for (let i = 0; i < added; i++) histogram.observe(median);
     }
+    drained[index] = Math.max(drained[index] ?? 0, upTo - below);
     below = upTo;
-  }
-  sampler.reset();
+  });
 }
 
 /** How many of the sampler's `total` samples are at most `limitNs`, by bisecting its percentiles to half a sample. */

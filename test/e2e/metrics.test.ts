@@ -2,9 +2,11 @@
 // real server (in-process with the manual clock, and as a process for the METRICS and METRICS_PUBLIC
 // settings). Scrapes need a credential unless METRICS_PUBLIC=true.
 import { createClient } from 'graphql-ws';
+import { Registry } from 'prom-client';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { ConfigError, loadConfig } from '../../src/config.js';
+import { eventLoopDelayHistogram } from '../../src/event-loop-delay.js';
 import { type TestDatabase, testDatabase } from '../support/database.js';
 import { createKey, type KeyHolder, type StartedServer, startServerProcess } from '../support/process.js';
 import { postGraphQL, startTestServer, type TestClient, type TestServer } from '../support/server.js';
@@ -391,6 +393,37 @@ describe('GET /metrics', () => {
       expect(value(theirs, 'leasehold_items{status="REJECTED"}')).toBe(1);
     } finally {
       await other.stop();
+    }
+  });
+});
+
+describe('the event-loop delay histogram', () => {
+  const delay = 'leasehold_event_loop_delay_seconds';
+  const over20ms = (values: Map<string, number>) =>
+    (values.get(`${delay}_count`) ?? Number.NaN) - (values.get(`${delay}_bucket{le="0.02"}`) ?? Number.NaN);
+  const blockFor = (ms: number) => {
+    const started = performance.now();
+    while (performance.now() - started < ms) {
+      // busy on purpose
+    }
+  };
+  /** One turn of the loop: its timers phase runs the sampler's overdue timer before this one. */
+  const nextTimers = () => new Promise((resolve) => setTimeout(resolve, 0));
+
+  it('counts a stall that starts right after a scrape, before the sampler has run again', async () => {
+    const registry = new Registry();
+    eventLoopDelayHistogram([registry]);
+    // The sampler's first run only starts its stopwatch: wait for its first sample.
+    const deadline = performance.now() + 5_000;
+    while ((parseExposition(await registry.metrics()).get(`${delay}_count`) ?? 0) === 0 && performance.now() < deadline) await nextTimers();
+    for (let round = 0; round < 3; round++) {
+      const before = parseExposition(await registry.metrics());
+      // No loop turn since the scrape read the sampler: a sampler reset there would lose this stall.
+      blockFor(50);
+      await nextTimers();
+      const after = parseExposition(await registry.metrics());
+      expect(over20ms(after) - over20ms(before), `round ${round}`).toBeGreaterThanOrEqual(1);
+      expect(after.get(`${delay}_bucket{le="+Inf"}`)).toBe(after.get(`${delay}_count`));
     }
   });
 });
