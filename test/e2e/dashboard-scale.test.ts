@@ -62,7 +62,8 @@ describe(`the dashboard on a queue of ${ITEMS.toLocaleString('en-US')} items`, (
     context = await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: 'en-GB', timezoneId: 'UTC' });
     page = await context.newPage();
     problems = watchForErrors(page);
-  });
+    // About 20 s on a quiet machine (seeding and a server start on a full queue); the shared 2-core machine can triple it.
+  }, 120_000);
 
   afterAll(async () => {
     await context?.close();
