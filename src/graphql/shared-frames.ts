@@ -81,24 +81,25 @@ export function framedSocket(socket: unknown, connection: Socket | undefined): b
   if (framing.has(socket)) return true;
   const send = socket.send.bind(socket) as (data: unknown, ...rest: unknown[]) => void;
   socket.send = ((data: unknown, ...rest: unknown[]) => {
-    if (pendingPayload !== null && typeof data === 'string' && data.endsWith(MARKED_TAIL)) {
-      const payload = pendingPayload;
-      pendingPayload = null;
-      data = `${data.slice(0, -MARKED_TAIL.length)},"payload":${payload}}`;
-    }
-    if (connection.destroyed) {
+    if (pendingPayload === null || typeof data !== 'string' || !data.endsWith(MARKED_TAIL)) {
+      // Anything else (an answer, an error, a completion) goes out now, after the frames held before it.
       send(data, ...rest);
+      if (corked.delete(connection)) connection.uncork();
       return;
     }
-    hold(connection);
+    const payload = pendingPayload;
+    pendingPayload = null;
+    const frame = `${data.slice(0, -MARKED_TAIL.length)},"payload":${payload}}`;
     const done = rest.at(-1);
-    if (typeof done !== 'function' || connection.writableLength >= MAX_UNWRITTEN_BYTES) {
-      send(data, ...rest);
+    if (connection.destroyed || typeof done !== 'function' || connection.writableLength >= MAX_UNWRITTEN_BYTES) {
+      hold(connection);
+      send(frame, ...rest);
       return;
     }
     // Written at the next flush; the sender goes on at once (a failed write closes the socket, and
     // graphql-ws ends its subscriptions then).
-    send(data, ...rest.slice(0, -1));
+    hold(connection);
+    send(frame, ...rest.slice(0, -1));
     queueMicrotask(() => done());
   }) as WebSocket['send'];
   framing.add(socket);
