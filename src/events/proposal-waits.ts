@@ -42,11 +42,14 @@ export class ProposalWaits implements WaitTimesSource {
     this.enqueue(through, async () => {
       if (this.broken) return this.reload(through);
       const ids = [...new Set(decided.map((event) => event.proposalId as number))];
-      const rows = await this.deps.db.query<{ id: number; createdAt: number | Date }>(
+      const rows = await this.deps.db.query<{ id: number | bigint; createdAt: number | bigint | Date }>(
         `SELECT "id" AS id, "createdAt" AS "createdAt" FROM "Proposal" WHERE "id" IN (${ids.map(() => '?').join(', ')})`,
         ...ids,
       );
-      const createdAt = new Map(rows.map((row) => [Number(row.id), new Date(row.createdAt).getTime()]));
+      // Times come back as Dates (PostgreSQL) or epoch milliseconds (SQLite).
+      const createdAt = new Map(
+        rows.map((row) => [Number(row.id), row.createdAt instanceof Date ? row.createdAt.getTime() : Number(row.createdAt)]),
+      );
       for (const event of decided) {
         const submitted = createdAt.get(event.proposalId as number);
         if (submitted === undefined) throw new Error(`Proposal ${event.proposalId} of event ${event.id} was not found.`);
