@@ -3,8 +3,12 @@
 // and each still gets exactly what it would get alone; a revoked key ends only its own stream; and
 // queueStats sends a burst, then at most one value per interval, always ending on the latest.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { EventFeed } from '../../src/events/feed.js';
 import { LATEST_VALUE_BURST, LATEST_VALUE_INTERVAL_MS } from '../../src/events/live.js';
+import { eventStream } from '../../src/events/streams.js';
 import { subscriptionWork } from '../../src/graphql/shared-subscriptions.js';
+import { createLogger } from '../../src/logger.js';
+import { addItems } from '../../src/services/items.js';
 import { post } from '../support/process.js';
 import { startTestServer, type TestClient, type TestServer } from '../support/server.js';
 import { type Collected, connectWs, type WsClient, waitFor, writeUntilReceived } from '../support/ws.js';
@@ -287,5 +291,56 @@ describe('queueStats rate', () => {
     await waitFor(() => sent().at(-1) === afterQuiet);
     expect(sent()).toEqual([...burst, latest, afterQuiet]);
     expect(stats.error).toBeNull();
+  });
+});
+
+describe('replaying a long history', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer();
+    await ask(server, await server.as('admin', ['ADMIN']), ADD_CATEGORIES, { names: ['alpha'] });
+  });
+  afterAll(() => server.stop());
+
+  it('reads pages of 500 and gives the event loop a turn between them', async () => {
+    const start = await latestSequenceOf(server);
+    const proposer = { name: 'bulk-proposer', authenticated: true };
+    for (let page = 0; page < 3; page++) {
+      const items = Array.from({ length: 400 }, (_, index) => ({
+        batchId: 'replay',
+        recordId: `P${page}-${index}`,
+        proposedCategory: 'alpha',
+        reason: 'replayed',
+      }));
+      await addItems({ db: server.db, clock: server.clock }, proposer, items);
+    }
+    const tail = await server.db.openTail();
+    const feed = new EventFeed(tail, createLogger('silent'));
+    await feed.start();
+    try {
+      const stream = await eventStream(feed, tail, { after: start, filter: () => true });
+      // Counts turns of the event loop while the replay runs (SQLite's reads never wait, so nothing else would give one).
+      let turns = 0;
+      let counting = true;
+      const count = () => {
+        turns++;
+        if (counting) setImmediate(count);
+      };
+      setImmediate(count);
+      const turnOf: number[] = [];
+      const ids: number[] = [];
+      for (let n = 0; n < 1_200; n++) {
+        ids.push(((await stream.next()).value as { id: number }).id);
+        turnOf.push(turns);
+      }
+      counting = false;
+      await stream.return?.();
+      expect(ids).toEqual(Array.from({ length: 1_200 }, (_, index) => start + 1 + index));
+      expect(turnOf[500]).toBeGreaterThan(turnOf[499] as number);
+      expect(turnOf[1_000]).toBeGreaterThan(turnOf[999] as number);
+    } finally {
+      await feed.stop();
+      await tail.close();
+    }
   });
 });
