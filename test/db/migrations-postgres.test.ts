@@ -171,6 +171,78 @@ describe.runIf(ADMIN_URL)('PostgreSQL migrations', () => {
     expect(half.rows).toEqual([{ half: null }]);
   });
 
+  it('upgrade a database with data to live counters that equal a recount, kept by triggers from then on', async () => {
+    // The database as the release before live_counters left it, with items and proposals in every kind of state.
+    tempDir ??= mkdtempSync(path.join(tmpdir(), 'leasehold-pg-migrations-'));
+    const dir = mkdtempSync(path.join(tempDir, 'migrations-'));
+    for (const name of NAMES.filter((candidate) => candidate < '20261201100000_live_counters')) {
+      mkdirSync(path.join(dir, name));
+      copyFileSync(path.join(POSTGRES_MIGRATIONS_DIR, name, 'migration.sql'), path.join(dir, name, 'migration.sql'));
+    }
+    const scratch = await freshDatabase();
+    await migratePostgres(scratch.url, { dir });
+    await withClient(scratch.url, async (client) => {
+      await client.query(`
+        INSERT INTO "Category" ("name", "createdAt", "createdBy") VALUES ('a', now(), 'admin'), ('b', now(), 'admin');
+        INSERT INTO "Item" ("batchId", "recordId", "proposedCategory", "reason", "createdAt", "addedBy") VALUES
+          ('b', 'p1', 'a', 'why', now(), 'p'), ('b', 'p2', 'a', 'why', now(), 'p'), ('b', 'p3', 'a', 'why', now(), 'p');
+        INSERT INTO "Item" ("batchId", "recordId", "proposedCategory", "reason", "createdAt", "addedBy", "leaseTokenHash", "claimedBy", "claimedAt", "leaseExpiresAt") VALUES
+          ('b', 'l1', 'a', 'why', now(), 'p', 'h1', 'r', now(), now() + interval '1 minute'),
+          ('b', 'l2', 'a', 'why', now(), 'p', 'h2', 'r', now(), now() + interval '1 minute');
+        INSERT INTO "Item" ("batchId", "recordId", "proposedCategory", "reason", "status", "finalCategory", "reviewedBy", "decidedAt", "createdAt", "addedBy") VALUES
+          ('b', 'd1', 'a', 'why', 'ACCEPTED', 'a', 'r', now(), now(), 'p'), ('b', 'd2', 'a', 'why', 'CORRECTED', 'b', 'r', now(), now(), 'p'),
+          ('b', 'd3', 'a', 'why', 'REJECTED', NULL, 'r', now(), now(), 'p'), ('b', 'd4', 'a', 'why', 'REJECTED', NULL, 'r', now(), now(), 'p');
+        INSERT INTO "Proposal" ("batchId", "recordId", "revision", "action", "parameters", "reason", "targetSystem", "targetId", "currentValue",
+          "proposedValue", "dataSource", "riskLevel", "fingerprint", "proposedBy", "createdAt", "approvalsRequired", "state", "approvedAt")
+        SELECT 'b', q."recordId", 1, 'set', '{}', 'why', 'shop', 't', '1', '2', 'crawler', 'LOW', 'f', 'bot', now(), 1, q."state"::"ProposalState", q."approvedAt"
+        FROM (VALUES ('q1', 'PENDING', NULL::timestamp), ('q2', 'PENDING', NULL), ('q3', 'APPROVED', now()), ('q4', 'EXECUTED', now()),
+          ('q5', 'REJECTED', NULL)) AS q ("recordId", "state", "approvedAt");
+      `);
+    });
+
+    expect(await migratePostgres(scratch.url)).toContain('20261201100000_live_counters');
+    await withClient(scratch.url, async (client) => {
+      const counters = async () =>
+        Object.fromEntries(
+          (await client.query<{ name: string; value: number }>('SELECT "name", "value" FROM "QueueCounter" WHERE "value" <> 0')).rows.map(
+            (row) => [row.name, row.value],
+          ),
+        );
+      expect(await counters()).toEqual({
+        'item:PENDING': 5,
+        'item:ACCEPTED': 1,
+        'item:CORRECTED': 1,
+        'item:REJECTED': 2,
+        'item:leased': 2,
+        'proposal:PENDING': 2,
+        'proposal:APPROVED': 1,
+        'proposal:EXECUTED': 1,
+        'proposal:REJECTED': 1,
+        'proposal:approved': 2,
+      });
+      // Every name is there, at zero where nothing is counted yet.
+      expect((await client.query('SELECT "name" FROM "QueueCounter"')).rowCount).toBe(4 + 1 + 11 + 1);
+      await client.query(
+        `UPDATE "Item" SET "leaseTokenHash" = NULL, "claimedBy" = NULL, "claimedAt" = NULL, "leaseExpiresAt" = NULL WHERE "recordId" = 'l1'`,
+      );
+      await client.query(`UPDATE "Item" SET "status" = 'REJECTED', "reviewedBy" = 'r', "decidedAt" = now() WHERE "recordId" = 'p1'`);
+      await client.query(`UPDATE "Proposal" SET "state" = 'EXECUTING' WHERE "recordId" = 'q3'`);
+      // Several rows in one INSERT statement are counted together (a statement-level trigger).
+      await client.query(
+        `INSERT INTO "Item" ("batchId", "recordId", "proposedCategory", "reason", "createdAt", "addedBy") VALUES
+           ('c', 'n1', 'a', 'why', now(), 'p'), ('c', 'n2', 'b', 'why', now(), 'p')`,
+      );
+      expect(await counters()).toMatchObject({
+        'item:PENDING': 6,
+        'item:REJECTED': 3,
+        'item:leased': 1,
+        'proposal:EXECUTING': 1,
+        'proposal:approved': 2,
+      });
+      expect(await counters()).not.toHaveProperty('proposal:APPROVED');
+    });
+  });
+
   describe('the migrated database', () => {
     let scratch: ScratchDatabase;
     let icu = true;

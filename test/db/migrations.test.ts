@@ -208,6 +208,84 @@ describe('migrations', () => {
     await expect(openDatabase({ file })).rejects.toThrow(MigrationError);
   });
 
+  it('upgrade a file with data to live counters that equal a recount, kept by triggers from then on', () => {
+    // The file as the release before live_counters left it, with items and proposals in every kind of state.
+    counter += 1;
+    const dir = path.join(scratch, `migrations-${counter}`);
+    for (const migration of MIGRATIONS.filter((candidate) => candidate.name < '20261201100000_live_counters')) {
+      mkdirSync(path.join(dir, migration.name), { recursive: true });
+      copyFileSync(path.join(MIGRATIONS_DIR, migration.name, 'migration.sql'), path.join(dir, migration.name, 'migration.sql'));
+    }
+    const file = freshFile();
+    migrateDatabase(file, { dir });
+    const before = new Database(file);
+    before.exec(`
+      INSERT INTO "Category" ("name", "createdAt", "createdBy") VALUES ('a', 0, 'admin'), ('b', 0, 'admin');
+      INSERT INTO "Item" ("batchId", "recordId", "proposedCategory", "reason", "createdAt", "addedBy") VALUES
+        ('b', 'p1', 'a', 'why', 1, 'p'), ('b', 'p2', 'a', 'why', 1, 'p'), ('b', 'p3', 'a', 'why', 1, 'p');
+      INSERT INTO "Item" ("batchId", "recordId", "proposedCategory", "reason", "createdAt", "addedBy", "leaseTokenHash", "claimedBy", "claimedAt", "leaseExpiresAt") VALUES
+        ('b', 'l1', 'a', 'why', 1, 'p', 'h1', 'r', 2, 3), ('b', 'l2', 'a', 'why', 1, 'p', 'h2', 'r', 2, 3);
+      INSERT INTO "Item" ("batchId", "recordId", "proposedCategory", "reason", "status", "finalCategory", "reviewedBy", "decidedAt", "createdAt", "addedBy") VALUES
+        ('b', 'd1', 'a', 'why', 'ACCEPTED', 'a', 'r', 5, 1, 'p'), ('b', 'd2', 'a', 'why', 'CORRECTED', 'b', 'r', 5, 1, 'p'),
+        ('b', 'd3', 'a', 'why', 'REJECTED', NULL, 'r', 5, 1, 'p'), ('b', 'd4', 'a', 'why', 'REJECTED', NULL, 'r', 5, 1, 'p');
+    `);
+    const proposal = before.prepare(
+      `INSERT INTO "Proposal" ("batchId", "recordId", "revision", "action", "parameters", "reason", "targetSystem", "targetId", "currentValue",
+         "proposedValue", "dataSource", "riskLevel", "fingerprint", "proposedBy", "createdAt", "approvalsRequired", "state", "approvedAt")
+       VALUES ('b', ?, 1, 'set', '{}', 'why', 'shop', 't', '1', '2', 'crawler', 'LOW', 'f', 'bot', 1, 1, ?, ?)`,
+    );
+    for (const [recordId, state, approvedAt] of [
+      ['q1', 'PENDING', null],
+      ['q2', 'PENDING', null],
+      ['q3', 'APPROVED', 4],
+      ['q4', 'EXECUTED', 4],
+      ['q5', 'REJECTED', null],
+    ] as const) {
+      proposal.run(recordId, state, approvedAt);
+    }
+    before.close();
+
+    expect(migrateDatabase(file)).toContain('20261201100000_live_counters');
+    const after = new Database(file);
+    const counters = () =>
+      Object.fromEntries(
+        (
+          after.prepare('SELECT "name", "value" FROM "QueueCounter" WHERE "value" <> 0 ORDER BY "name"').all() as {
+            name: string;
+            value: number;
+          }[]
+        ).map((row) => [row.name, row.value]),
+      );
+    expect(counters()).toEqual({
+      'item:PENDING': 5,
+      'item:ACCEPTED': 1,
+      'item:CORRECTED': 1,
+      'item:REJECTED': 2,
+      'item:leased': 2,
+      'proposal:PENDING': 2,
+      'proposal:APPROVED': 1,
+      'proposal:EXECUTED': 1,
+      'proposal:REJECTED': 1,
+      'proposal:approved': 2,
+    });
+    // Every name is there, at zero where nothing is counted yet.
+    expect(after.prepare('SELECT count(*) FROM "QueueCounter"').pluck().get()).toBe(4 + 1 + 11 + 1);
+    after.exec(
+      `UPDATE "Item" SET "leaseTokenHash" = NULL, "claimedBy" = NULL, "claimedAt" = NULL, "leaseExpiresAt" = NULL WHERE "recordId" = 'l1'`,
+    );
+    after.exec(`UPDATE "Item" SET "status" = 'REJECTED', "reviewedBy" = 'r', "decidedAt" = 6 WHERE "recordId" = 'p1'`);
+    after.exec(`UPDATE "Proposal" SET "state" = 'EXECUTING' WHERE "recordId" = 'q3'`);
+    expect(counters()).toMatchObject({
+      'item:PENDING': 4,
+      'item:REJECTED': 3,
+      'item:leased': 1,
+      'proposal:EXECUTING': 1,
+      'proposal:approved': 2,
+    });
+    expect(counters()).not.toHaveProperty('proposal:APPROVED');
+    after.close();
+  });
+
   it('roll a failing migration back completely, recording nothing for it', () => {
     const dir = copyOfMigrations();
     addMigration(dir, '29991231000000_broken', 'CREATE TABLE "Half" ("id" INTEGER PRIMARY KEY);\nINSERT INTO "NoSuchTable" VALUES (1);');
