@@ -46,6 +46,12 @@ function lines(figures: BackendFigures, subscribers: number): Line[] {
       target: `≥ ${TARGETS.cyclesRatio}`,
       ok: ratio >= TARGETS.cyclesRatio,
     },
+    {
+      figure: 'review cycles/s (1 client), with one queueStats subscription only ÷ without (what the counts alone cost)',
+      value: `${fixed(figures.statsRate)} ÷ ${fixed(figures.withoutRate)} = ${fixed(figures.statsRate / figures.withoutRate, 3)}`,
+      target: 'diagnostic',
+      ok: null,
+    },
   ];
   for (const read of figures.reads)
     out.push({
@@ -111,8 +117,8 @@ function lines(figures: BackendFigures, subscribers: number): Line[] {
           ok: bulk.tally.duplicates === 0,
         },
   );
-  const withDashboard = figures.windows.filter((window) => window.dashboard);
-  const without = figures.windows.filter((window) => !window.dashboard);
+  const withDashboard = figures.windows.filter((window) => window.watch === 'dashboard');
+  const without = figures.windows.filter((window) => window.watch === 'nothing');
   const worst = (windows: typeof figures.windows): LoopDelay =>
     windows.reduce<LoopDelay>((most, window) => (window.loop.p99 > most.p99 ? window.loop : most), {
       p99: Number.NEGATIVE_INFINITY,
@@ -158,7 +164,7 @@ export function liveScaleMarkdown(report: LiveScaleReport, command: string, mach
     '',
     `\`${command}\` on ${date}. Machine: ${where}. Load average at the start: ${report.loadAverage}. The machine has 2 cores and is shared: other sessions may have been running tests meanwhile, so absolute rates vary between runs; the ratios are measured side by side in one run, on one server, in alternating windows.`,
     '',
-    `What runs (bench/live-scale.ts): a queue seeded with pending items straight into the database, one server process, then in order: ${o.cycleRounds} round${o.cycleRounds === 1 ? '' : 's'} of one reviewer looping claim → decide over HTTP for ${o.cycleWindowMs / 1000} s (after ${o.cycleWarmupMs / 1000} s of warm-up) without and then with (or with and then without) an open dashboard — the /dashboard page's own documents run as the page runs them (viewer and latest-event queries, the queueStats subscription, the items table reloaded after every event about an item, the feed and chart queueEvents subscriptions, the chart's history pages); then each read ${o.readSamples} times on the idle server; then ${int(o.subscribers)} subscribers of the dashboard's queueEvents document (each its own VIEWER key and WebSocket, over ${o.wsWorkers} worker processes) sent ${o.fanOutEvents} addItem events at ${FANOUT_RATE}/s; then, with them still watching and the reviewer looping, ${o.bulkCalls} back-to-back addItems of 500. ${2 * HELD_LEASES} leases are held at the tail of the queue (half lapse after 30 s) so the claim-state and holder filters find rows. Server CPU is utime + stime from /proc/<pid>/stat.`,
+    `What runs (bench/live-scale.ts): a queue seeded with pending items straight into the database, one server process, then in order: ${o.cycleRounds} round${o.cycleRounds === 1 ? '' : 's'} of one reviewer looping claim → decide over HTTP for ${o.cycleWindowMs / 1000} s (after ${o.cycleWarmupMs / 1000} s of warm-up) with nothing watching, with one queueStats subscription, and with an open dashboard (the order rotating from round to round) — the /dashboard page's own documents run as the page runs them (viewer and latest-event queries, the queueStats subscription, the items table reloaded after every event about an item, the feed and chart queueEvents subscriptions, the chart's history pages); then each read ${o.readSamples} times on the idle server; then ${int(o.subscribers)} subscribers of the dashboard's queueEvents document (each its own VIEWER key and WebSocket, over ${o.wsWorkers} worker processes) sent ${o.fanOutEvents} addItem events at ${FANOUT_RATE}/s; then, with them still watching and the reviewer looping, ${o.bulkCalls} back-to-back addItems of 500. ${2 * HELD_LEASES} leases are held at the tail of the queue (half lapse after 30 s) so the claim-state and holder filters find rows. Server CPU is utime + stime from /proc/<pid>/stat.`,
     '',
     loopSource(report),
     '',
@@ -175,7 +181,7 @@ export function liveScaleMarkdown(report: LiveScaleReport, command: string, mach
         (line) => `| ${line.figure} | ${line.value} | ${line.target} | ${line.ok === null ? '' : verdict(line.ok)} |`,
       ),
       '',
-      `Review windows (cycles/s, in order): ${figures.windows.map((window) => `${window.dashboard ? 'with' : 'without'} ${fixed(window.rate)}`).join(', ')}.`,
+      `Review windows (cycles/s, in order, by what watched): ${figures.windows.map((window) => `${window.watch} ${fixed(window.rate)}`).join(', ')}.`,
       '',
     );
   }

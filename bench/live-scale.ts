@@ -48,8 +48,12 @@ export const HELD_LEASES = 20;
 const CATEGORY = 'bench-live-scale';
 const PREFIX = 'ls';
 
+/** What watches the queue during a review window. */
+export type Watch = 'nothing' | 'queueStats' | 'dashboard';
+const WATCHES: readonly Watch[] = ['nothing', 'queueStats', 'dashboard'];
+
 export interface CycleWindow {
-  dashboard: boolean;
+  watch: Watch;
   rate: number;
   claimP50: number;
   loop: LoopDelay;
@@ -86,6 +90,8 @@ export interface BackendFigures {
   startSeconds: number;
   windows: CycleWindow[];
   withoutRate: number;
+  /** With one queueStats subscription only: tells the counts' cost from the rest of the page's. */
+  statsRate: number;
   withRate: number;
   dashboard: DashboardTally;
   reads: ReadResult[];
@@ -239,16 +245,17 @@ async function measureBackend(
     await holdLeases(server.port, lapser, batchId(batches - 1), HELD_LEASES, 30);
     await holdLeases(server.port, holder, batchId(batches - 2), HELD_LEASES, 3600);
 
-    // 1. Review cycles, alternating windows without and with an open dashboard.
+    // 1. Review cycles, in windows with nothing watching, one queueStats subscription, and an open dashboard, rotating the order.
     log(
-      `  review cycles (1 client): ${options.cycleRounds} × (${options.cycleWindowMs / 1000} s without, ${options.cycleWindowMs / 1000} s with the dashboard)`,
+      `  review cycles (1 client): ${options.cycleRounds} × ${options.cycleWindowMs / 1000} s each with nothing watching, a queueStats subscription, the dashboard`,
     );
     const loop = new LoopDelayProbe(server.port, admin);
     const windows: CycleWindow[] = [];
     const dashboardTally: DashboardTally = { queries: 0, itemsLoads: 0, statsUpdates: 0, feedEvents: 0, chartEvents: 0, errors: [] };
     for (let round = 0; round < options.cycleRounds; round++) {
-      for (const withDashboard of round % 2 === 0 ? [false, true] : [true, false]) {
-        const page = withDashboard ? await DashboardPage.open(server.port, dashboard) : null;
+      for (const watch of WATCHES.map((_, index) => WATCHES[(index + round) % WATCHES.length] as Watch)) {
+        const page = watch === 'dashboard' ? await DashboardPage.open(server.port, dashboard) : null;
+        const counts = watch === 'queueStats' ? watchStats(server.port, watcher) : null;
         await loop.start();
         const cell = await cycleCell(
           server.port,
@@ -257,6 +264,10 @@ async function measureBackend(
           [reviewer],
         );
         const delay = await loop.stop();
+        if (counts) {
+          await counts.close();
+          dashboardTally.errors.push(...counts.errors);
+        }
         if (page) {
           await page.close();
           for (const key of ['queries', 'itemsLoads', 'statsUpdates', 'feedEvents', 'chartEvents'] as const)
@@ -264,18 +275,19 @@ async function measureBackend(
           dashboardTally.errors.push(...page.tally.errors);
         }
         for (const key of Object.keys(errors) as (keyof ErrorCounts)[]) errors[key] += cell.errors[key];
-        windows.push({ dashboard: withDashboard, rate: cell.rate, claimP50: cell.latency.claim?.p50 ?? Number.NaN, loop: delay });
+        windows.push({ watch, rate: cell.rate, claimP50: cell.latency.claim?.p50 ?? Number.NaN, loop: delay });
         log(
-          `    ${withDashboard ? 'with   ' : 'without'} dashboard: ${cell.rate.toFixed(1)} cycles/s (claim p50 ${cell.latency.claim?.p50.toFixed(2)} ms), loop delay p99 ${delay.p99.toFixed(1)} ms`,
+          `    watched by ${watch}: ${cell.rate.toFixed(1)} cycles/s (claim p50 ${cell.latency.claim?.p50.toFixed(2)} ms), loop delay p99 ${delay.p99.toFixed(1)} ms`,
         );
       }
     }
-    const mean = (dashboardOpen: boolean) => {
-      const rates = windows.filter((window) => window.dashboard === dashboardOpen).map((window) => window.rate);
+    const mean = (watch: Watch) => {
+      const rates = windows.filter((window) => window.watch === watch).map((window) => window.rate);
       return rates.reduce((sum, rate) => sum + rate, 0) / rates.length;
     };
-    const withoutRate = mean(false);
-    const withRate = mean(true);
+    const withoutRate = mean('nothing');
+    const statsRate = mean('queueStats');
+    const withRate = mean('dashboard');
     log(
       `    dashboard: ${dashboardTally.queries} queries (${dashboardTally.itemsLoads} table loads), ${dashboardTally.statsUpdates} queueStats updates, ${dashboardTally.feedEvents} feed events`,
     );
@@ -434,6 +446,7 @@ async function measureBackend(
       startSeconds,
       windows,
       withoutRate,
+      statsRate,
       withRate,
       dashboard: dashboardTally,
       reads,
