@@ -54,11 +54,12 @@ type Table = 'Item' | 'Event' | 'Proposal';
  * How a page is read. `ordered`: statements along indexes in page order, one per arm (see orderedPage). `leased`: the rows are
  * among a set bounded by leases (a holder's, the active or the lapsed ones), read as ids from an
  * index first, then as rows by primary key in page order, chunk by chunk, until the page is full.
- * `empty`: the filters contradict each other.
+ * `empty`: the filters contradict each other. `index`: the columns the index walked (for the ids,
+ * if leased) must serve, for the plan test.
  */
 export type PageRead =
-  | { kind: 'ordered'; statements: Statement[]; window: PageWindow }
-  | { kind: 'leased'; table: Table; ids: Statement; where: Conditions; window: PageWindow }
+  | { kind: 'ordered'; statements: Statement[]; window: PageWindow; index: string[] }
+  | { kind: 'leased'; table: Table; ids: Statement; where: Conditions; window: PageWindow; index: string[] }
   | { kind: 'empty' };
 
 /** AND-ed conditions with their parameters. */
@@ -124,6 +125,7 @@ function orderedPage(
   return {
     kind: 'ordered',
     window,
+    index: driver.map(({ column }) => column),
     statements: arms.map((arm) => ({
       sql: `SELECT * FROM "${table}" WHERE ${arm.sql}${where.sql} ORDER BY "id" ${direction(window)} LIMIT ?`,
       params: [...arm.params, ...where.params, window.limit],
@@ -169,18 +171,22 @@ export function itemPageRead(filter: ItemFilter, window: PageWindow, now: Date, 
   const constrained = statuses.length < ITEM_STATUSES.length;
 
   let ids: Statement | null = null;
+  let index: string[] = [];
   if (filter.holder != null) {
     where.add('"claimedBy" = ? AND "leaseExpiresAt" > ?', filter.holder, now);
     ids = { sql: 'SELECT "id" FROM "Item" WHERE "claimedBy" = ?', params: [filter.holder] };
+    index = ['claimedBy'];
   } else if (filter.claimState === 'ACTIVE') {
     ids = { sql: `SELECT "id" FROM "Item" WHERE "status" = 'PENDING' AND "leaseExpiresAt" > ?`, params: [now] };
+    index = ['status', 'leaseExpiresAt'];
   } else if (filter.claimState === 'EXPIRED') {
     ids = { sql: `SELECT "id" FROM "Item" WHERE "status" = 'PENDING' AND "leaseExpiresAt" <= ?`, params: [now] };
+    index = ['status', 'leaseExpiresAt'];
   }
   if (ids) {
     if (constrained) where.residual('status', statuses);
     if (filter.batchId != null) where.residual('batchId', [filter.batchId]);
-    return { kind: 'leased', table: 'Item', ids, where, window };
+    return { kind: 'leased', table: 'Item', ids, where, window, index };
   }
   if (filter.batchId != null) {
     return orderedPage(
@@ -245,6 +251,7 @@ export function proposalPageRead(filter: ProposalFilter, window: PageWindow, now
       ids: { sql: 'SELECT "id" FROM "Proposal" WHERE "claimedBy" = ?', params: [filter.holder] },
       where,
       window,
+      index: ['claimedBy'],
     };
   }
   const [driver, ...others] = candidates;
