@@ -9,6 +9,7 @@ import { PROPOSAL_STATES, type ProposalState } from './domain/proposal.js';
 import { eventLoopDelayHistogram } from './event-loop-delay.js';
 import type { FeedEvent } from './events/feed.js';
 import type { Live } from './events/live.js';
+import { subscriptionWork } from './graphql/shared-subscriptions.js';
 import { PENDING_AGE_BUCKETS, proposalCounts } from './services/proposal-stats.js';
 
 const STATUSES = ['PENDING', 'ACCEPTED', 'CORRECTED', 'REJECTED'] as const;
@@ -81,6 +82,25 @@ export class Metrics {
       registers,
       collect() {
         this.set(sources.webSocketConnections());
+      },
+    });
+    // Shared subscription execution (counted per process): executions stay per event and sharing key while deliveries grow with subscribers.
+    new Counter({
+      name: 'leasehold_subscription_executions_total',
+      help: 'Subscription events executed (one execution serves every subscriber with the same document, variables and roles).',
+      registers,
+      collect() {
+        this.reset();
+        this.inc(subscriptionWork.executions);
+      },
+    });
+    new Counter({
+      name: 'leasehold_subscription_deliveries_total',
+      help: 'Subscription payloads handed to subscribers.',
+      registers,
+      collect() {
+        this.reset();
+        this.inc(subscriptionWork.deliveries);
       },
     });
     const clock = sources.clock as Partial<DatabaseClock>;

@@ -152,6 +152,10 @@ describe('shared subscription execution', () => {
     expect(subscriptionWork.deliveries - before.deliveries).toBe(6 * events + 4);
     expect(subscriptionWork.executions - before.executions).toBe(4 * events);
     for (const collected of all) expect(collected.error).toBeNull();
+    // The same counts for operators, at /metrics.
+    const scraped = await (await fetch(`${server.url}/metrics`, { headers: viewer.headers })).text();
+    expect(scraped).toContain(`\nleasehold_subscription_executions_total ${subscriptionWork.executions}\n`);
+    expect(scraped).toContain(`\nleasehold_subscription_deliveries_total ${subscriptionWork.deliveries}\n`);
   });
 
   it('a subscriber whose key is revoked loses its stream; the others sharing its execution keep theirs', async () => {
