@@ -62,7 +62,7 @@ const STATE_NAMES = Object.keys(PROPOSAL_STATES) as ProposalState[];
  * range counts on (state, createdAt) each bounded by its age bucket, and the first pending proposal of
  * that index. The fourth bucket is the pending count less the other three.
  */
-const COUNTS_SQL = `SELECT
+export const PROPOSAL_COUNTS_SQL = `SELECT
   ${STATE_NAMES.map((state) => `(SELECT "value" FROM "QueueCounter" WHERE "name" = 'proposal:${state}') AS "${state}",`).join('\n  ')}
   (SELECT "value" FROM "QueueCounter" WHERE "name" = 'proposal:approved') AS approved,
   (SELECT count(*) FROM "Proposal" WHERE "state" = 'PENDING' AND "createdAt" > ?) AS lt_1h,
@@ -78,7 +78,7 @@ async function readCounts(deps: ServiceDeps): Promise<ProposalCounts & { approve
   const ago = (ms: number) => new Date(at - ms);
   // The bounds are compared as createdAt against `now - age`, so the index serves them.
   const [row] = await deps.db.query<CountsRow>(
-    COUNTS_SQL,
+    PROPOSAL_COUNTS_SQL,
     ago(HOUR_MS),
     ago(HOUR_MS),
     ago(4 * HOUR_MS),
