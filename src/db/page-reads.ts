@@ -96,11 +96,18 @@ export class Conditions {
   }
 }
 
+/** PostgreSQL's ids are 4-byte integers: a cursor beyond that range must not reach it as a parameter. */
+const POSTGRES_MAX_ID = 2_147_483_647;
+
 function windowConditions(window: PageWindow, dialect: Dialect): Conditions {
+  const maxId = dialect === 'postgresql' ? POSTGRES_MAX_ID : Number.MAX_SAFE_INTEGER;
+  const afterId = window.afterId == null ? null : Math.min(window.afterId, maxId);
+  // Before an id beyond every id: no upper bound at all.
+  const beforeId = window.beforeId == null || window.beforeId > maxId ? null : window.beforeId;
   // Always a range on the id, even on the first page (id > 0), so every page is a keyset range read.
   const where = new Conditions(dialect);
-  if (window.afterId != null || window.beforeId == null) where.add('"id" > ?', window.afterId ?? 0);
-  if (window.beforeId != null) where.add('"id" < ?', window.beforeId);
+  if (afterId != null || beforeId == null) where.add('"id" > ?', afterId ?? 0);
+  if (beforeId != null) where.add('"id" < ?', beforeId);
   return where;
 }
 

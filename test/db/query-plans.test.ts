@@ -277,6 +277,14 @@ describe(`list reads on a seeded ${BACKEND} database`, () => {
     expect(decided.map((item) => item.id)).toEqual([11, 13, 14, 21, 22, 26, 28, 33]);
   });
 
+  it('takes cursors beyond every id (PostgreSQL ids are 4-byte integers)', async () => {
+    const rows = (window: PageWindow) =>
+      runPageRead<{ id: number }>((sql, ...params) => db.query(sql, ...params), itemPageRead({ status: 'PENDING' }, window, NOW, BACKEND));
+    expect(await rows({ afterId: 999_999_999_999_999, limit: 3, inverted: false })).toEqual([]);
+    const last = await rows({ beforeId: 999_999_999_999_999, limit: 3, inverted: true });
+    expect(last.map((item) => item.id)).toEqual((await rows({ limit: 3, inverted: true })).map((item) => item.id));
+  });
+
   it('finds the scan when a page index is missing', async () => {
     // The check itself must see a scan or a sort once an index it relies on is gone.
     await db.write(async (_tx, sql) => {
