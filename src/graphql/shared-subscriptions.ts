@@ -67,7 +67,12 @@ function executionVariables(document: DocumentNode, operation: OperationDefiniti
  * caller's roles. No resolver below a subscription root reads the principal's name or the connection
  * (their `subscribe` functions do, and those still run per subscriber), so the name is not part of it.
  */
-function sharingKey(args: ExecutionArgs, operation: OperationDefinitionNode, context: GraphQLContext): string {
+function sharingKey(
+  args: ExecutionArgs,
+  operation: OperationDefinitionNode,
+  values: Record<string, unknown>,
+  context: GraphQLContext,
+): string {
   let known = documents.get(args.document);
   if (!known) {
     known = { id: ++lastDocumentId, variables: new Map() };
@@ -78,7 +83,6 @@ function sharingKey(args: ExecutionArgs, operation: OperationDefinitionNode, con
     names = executionVariables(args.document, operation);
     known.variables.set(operation, names);
   }
-  const values = args.variableValues ?? {};
   const variables = JSON.stringify(names.map((name) => values[name] ?? null));
   return `${known.id}\u0000${args.operationName ?? ''}\u0000${variables}\u0000${formatRoles(context.principal.roles)}`;
 }
@@ -156,10 +160,12 @@ export function sharedSubscriptions(): Plugin<GraphQLContext> {
       const operation = getOperationAST(args.document, args.operationName);
       // Operations Yoga's own subscribe refuses (no such operation, bad variables) keep its answers.
       if (operation?.operation !== 'subscription') return;
-      if (getVariableValues(args.schema, operation.variableDefinitions ?? [], args.variableValues ?? {}).errors) return;
+      const variables = getVariableValues(args.schema, operation.variableDefinitions ?? [], args.variableValues ?? {});
+      if (variables.errors) return;
       const context = args.contextValue as GraphQLContext & { socket?: WebSocket; req?: IncomingMessage };
       const framed = context.socket !== undefined && framedSocket(context.socket, context.req?.socket);
-      const key = sharingKey(args, operation, context);
+      // Coerced, so a default and the same value given explicitly share.
+      const key = sharingKey(args, operation, variables.coerced, context);
       setSubscribeFn(async (subscribeArgs) => {
         const source = await createSourceEventStream(subscribeArgs);
         if (!(Symbol.asyncIterator in source)) return source;

@@ -98,6 +98,8 @@ describe('shared subscription execution', () => {
       // Root arguments only choose the stream: still the same execution.
       batchX: watcher.subscribe<Events>(EVENTS, { filter: { batchId: 'x' } }),
       resumed: second.subscribe<Events>(EVENTS, { after: start }),
+      // A variable given as its default is the same variable.
+      explicit: watcher.subscribe<Events>(EVENTS, { withItem: true }),
       // Another role, another variable the payload depends on, another document: executions of their own.
       admin: administrator.subscribe<Events>(EVENTS),
       withoutItem: watcher.subscribe<Events>(EVENTS, { withItem: false }),
@@ -138,7 +140,7 @@ describe('shared subscription execution', () => {
       ['ITEM_DECIDED', 'W-0', 'ACCEPTED', 'NOT_APPLICABLE'],
       ['ITEM_ADDED', 'X-2', 'PENDING', 'UNCLAIMED'],
     ]);
-    for (const name of ['first', 'second', 'resumed', 'admin'] as const) expect(since(subscribers[name])).toEqual(reference);
+    for (const name of ['first', 'second', 'resumed', 'explicit', 'admin'] as const) expect(since(subscribers[name])).toEqual(reference);
     expect(since(subscribers.batchX)).toEqual(reference.filter((event) => event.item?.batchId === 'x'));
     expect(since(subscribers.withoutItem)).toEqual(reference.map(({ item: _item, ...event }) => event));
     expect(payloads(subscribers.withoutItem).every((event) => !('item' in event))).toBe(true);
@@ -148,8 +150,8 @@ describe('shared subscription execution', () => {
     );
 
     // Four executions per event (the viewers' shared one, the ADMIN's, the one without items, the lone
-    // document's) for 6 × 5 + 4 deliveries; executed per subscriber, both would be 34.
-    expect(subscriptionWork.deliveries - before.deliveries).toBe(6 * events + 4);
+    // document's) for 7 × 5 + 4 deliveries; executed per subscriber, both would be 39.
+    expect(subscriptionWork.deliveries - before.deliveries).toBe(7 * events + 4);
     expect(subscriptionWork.executions - before.executions).toBe(4 * events);
     for (const collected of all) expect(collected.error).toBeNull();
     // The same counts for operators, at /metrics.
