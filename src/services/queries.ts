@@ -1,18 +1,12 @@
 // Read-side use cases: lookups, filtered item lists and the history, all on the read-only connection.
 import type { Category, Event, Item } from '../db/client.js';
-import { type EventFilter, eventPageRead, type ItemFilter, itemPageRead, runPageRead } from '../db/page-reads.js';
+import { type EventFilter, eventPageRead, type ItemFilter, itemPageRead, type PageWindow, runPageRead } from '../db/page-reads.js';
 import { DomainError } from '../domain/errors.js';
 import { LIMITS, validateText } from '../domain/validation.js';
 import type { ServiceDeps } from './context.js';
 
 /** One page request in keyset form: rows after/before an id, in ascending or descending id order. */
-export interface PageRequest {
-  afterId?: number | null;
-  beforeId?: number | null;
-  limit: number;
-  /** Read from the end backwards (Relay `last`). */
-  inverted: boolean;
-}
+export type PageRequest = PageWindow;
 
 export type { EventFilter, ItemFilter } from '../db/page-reads.js';
 
@@ -32,7 +26,10 @@ export function findItemsByIds(deps: ServiceDeps, ids: readonly number[]): Promi
 
 /** One page of items, read along an index in page order (db/page-reads.ts). */
 export function listItems(deps: ServiceDeps, filter: ItemFilter, page: PageRequest): Promise<Item[]> {
-  return runPageRead<Item>((sql, ...params) => deps.db.query(sql, ...params), itemPageRead(filter, page, deps.clock.now(), deps.db.dialect));
+  return runPageRead<Item>(
+    (sql, ...params) => deps.db.query(sql, ...params),
+    itemPageRead(filter, page, deps.clock.now(), deps.db.dialect),
+  );
 }
 
 /** One page of the history, read along an index in page order (db/page-reads.ts). */
