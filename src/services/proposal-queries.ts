@@ -18,7 +18,10 @@ export function listProposals(deps: ServiceDeps, filter: ProposalFilter, page: P
     targetId: text(filter.targetId, 'filter.targetId'),
     batchId: text(filter.batchId, 'filter.batchId'),
   };
-  return runPageRead<Proposal>((sql, ...params) => deps.db.query(sql, ...params), proposalPageRead(checked, page, deps.clock.now(), deps.db.dialect));
+  return runPageRead<Proposal>(
+    (sql, ...params) => deps.db.query(sql, ...params),
+    proposalPageRead(checked, page, deps.clock.now(), deps.db.dialect),
+  );
 }
 
 export function findProposalsByIds(deps: ServiceDeps, ids: readonly number[]): Promise<Proposal[]> {

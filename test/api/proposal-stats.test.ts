@@ -57,7 +57,9 @@ describe('proposal statistics of an empty queue', () => {
     expect(stats.waitTimes).toEqual({ decisions: 0, p50Seconds: null, p95Seconds: null });
 
     const metrics = await scrape(server);
-    expect(Object.fromEntries([...metrics.types].filter(([name]) => /^leasehold_(proposal|oldest_pending_proposal|execution)/.test(name)))).toEqual({
+    expect(
+      Object.fromEntries([...metrics.types].filter(([name]) => /^leasehold_(proposal|oldest_pending_proposal|execution)/.test(name))),
+    ).toEqual({
       leasehold_proposals: 'gauge',
       leasehold_proposals_pending_by_age: 'gauge',
       leasehold_proposals_needing_reconciliation: 'gauge',
