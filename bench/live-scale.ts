@@ -377,7 +377,9 @@ async function measureBackend(
     const statsBefore = stats.updates();
     const cycling = cycleUntil(server.port, reviewer, claimedIds, errors, () => stopCycles);
     const bulkSeed: SeedState = { added: 0, category: CATEGORY };
-    await seedItems(server.port, proposer, bulkSeed, bulkItems, 'lsbulk');
+    // A connection per call: with the server's loop seconds late, its 5 s keep-alive timer can fire before it reads
+    // the next request on a reused connection, which then ends in ECONNRESET (seen in the first full runs).
+    for (let call = 0; call < options.bulkCalls; call++) await seedItems(server.port, proposer, bulkSeed, SEED_BATCH, 'lsbulk');
     const addSeconds = (performance.now() - bulkStarted) / 1000;
     const lastAdded = await store.count(`SELECT max("id") FROM "Event" WHERE "type" = 'ITEM_ADDED'`);
     let lastSubscriberSeconds = Number.NaN;
