@@ -16,6 +16,19 @@ export interface StreamOptions {
 
 const PAGE = 500;
 
+/** What a direct sink did with a live event: sent it, left it to `next()`, or found its consumer too far behind. */
+export type SinkOutcome = 'written' | 'declined' | 'too-slow';
+export type EventSink = (event: FeedEvent) => SinkOutcome;
+/** The method by which a stream takes a sink (see src/graphql/direct-delivery.ts). */
+export const ATTACH_SINK = Symbol('attachSink');
+export interface SinkableStream extends AsyncIterableIterator<FeedEvent> {
+  /**
+   * Live events go to `sink` from the feed listener itself whenever the consumer is waiting in `next()`
+   * with nothing queued and the replay done: then everything before has been delivered, so order holds.
+   */
+  [ATTACH_SINK](sink: EventSink): void;
+}
+
 /** Reads stored events after `sequence`, with the items attached as the feed would. */
 export async function readBacklog(tail: EventTail, sequence: number, limit = PAGE): Promise<FeedEvent[]> {
   const events = await tail.eventsAfter(sequence, limit);
@@ -27,7 +40,7 @@ export async function readBacklog(tail: EventTail, sequence: number, limit = PAG
  * A stream of feed events for one subscriber. Closing it (`return()`, as graphql-ws does when the
  * client unsubscribes or disconnects) detaches it from the feed at once, even while it waits.
  */
-export async function eventStream(feed: EventFeed, tail: EventTail, options: StreamOptions): Promise<AsyncIterableIterator<FeedEvent>> {
+export async function eventStream(feed: EventFeed, tail: EventTail, options: StreamOptions): Promise<SinkableStream> {
   // Read before anything else: from here to `listen` below runs without a pause, so no live event
   // can slip between the position taken and the listener attached.
   const latest = options.after == null ? null : await tail.latestSequence();
@@ -43,6 +56,7 @@ export async function eventStream(feed: EventFeed, tail: EventTail, options: Str
   // An `after` beyond the end of the history means "from now on": later events must not be skipped up to it.
   let position = options.after == null || latest === null ? feed.sequence : Math.min(options.after, latest);
   let replaying = options.after != null;
+  let sink: EventSink | null = null;
 
   const done = (): IteratorResult<FeedEvent> => ({ done: true, value: undefined });
   const close = () => {
@@ -67,7 +81,22 @@ export async function eventStream(feed: EventFeed, tail: EventTail, options: Str
   const unlisten = feed.listen((events) => {
     // Once cut off, queue nothing more: a later event must not be delivered after the dropped ones.
     if (overflowed) return;
-    for (const event of events) if (options.filter(event)) queue.push(event);
+    for (const event of events) {
+      if (!options.filter(event)) continue;
+      // Caught up and waited for: straight to the socket, with no promise per event.
+      if (sink !== null && waiting !== null && !replaying && queue.length === 0) {
+        const outcome = sink(event);
+        if (outcome === 'written') {
+          position = event.id;
+          continue;
+        }
+        if (outcome === 'too-slow') {
+          overflowed = true;
+          break;
+        }
+      }
+      queue.push(event);
+    }
     if (queue.length > maxBuffered) {
       overflowed = true;
       queue.clear();
@@ -93,9 +122,12 @@ export async function eventStream(feed: EventFeed, tail: EventTail, options: Str
   let next = 0;
   let pagesRead = 0;
 
-  const iterator: AsyncIterableIterator<FeedEvent> = {
+  const iterator: SinkableStream = {
     [Symbol.asyncIterator]() {
       return iterator;
+    },
+    [ATTACH_SINK](given) {
+      sink = given;
     },
     async next() {
       if (closed) return done();

@@ -69,7 +69,19 @@ function hold(socket: Socket): void {
   flushing = wait <= 0 ? setImmediate(flush) : setTimeout(flush, wait);
 }
 
-const framing = new WeakSet<WebSocket>();
+/** The sockets framing shared payloads: each one's own `send` and the TCP socket under it. */
+const framing = new WeakMap<WebSocket, { send: (data: string) => void; connection: Socket }>();
+
+/**
+ * Writes a whole frame made elsewhere (src/graphql/direct-delivery.ts) to a socket `framedSocket`
+ * accepted, held with its other frames until the next flush.
+ */
+export function sendHeld(socket: WebSocket, frame: string): void {
+  const framed = framing.get(socket);
+  if (!framed) throw new Error('sendHeld needs a socket accepted by framedSocket');
+  hold(framed.connection);
+  framed.send(frame);
+}
 
 /**
  * Makes `socket` put shared payloads into its frames and gather its frames into fewer writes; false
@@ -102,6 +114,6 @@ export function framedSocket(socket: unknown, connection: Socket | undefined): b
     send(frame, ...rest.slice(0, -1));
     queueMicrotask(() => done());
   }) as WebSocket['send'];
-  framing.add(socket);
+  framing.set(socket, { send, connection });
   return true;
 }

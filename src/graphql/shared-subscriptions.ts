@@ -19,16 +19,19 @@ import type { Plugin } from 'graphql-yoga';
 import type { WebSocket } from 'ws';
 import { formatRoles } from '../domain/access.js';
 import type { GraphQLContext } from './context.js';
+import { deliverDirectly } from './direct-delivery.js';
 import { framedSocket, sharedFrame } from './shared-frames.js';
 
 /** Work done for subscribers since the process started: executions stay per event while deliveries grow with subscribers. */
-export const subscriptionWork = { executions: 0, deliveries: 0 };
+export const subscriptionWork = { executions: 0, deliveries: 0, /** Of the deliveries, those written straight from the feed. */ direct: 0 };
 
 /** One execution of one event for one sharing key: its result once known, and its WebSocket form (made on first use). */
 interface Shared {
   result: ExecutionResult | null;
   settled: Promise<unknown> | null;
   framed: ExecutionResult | null;
+  /** The payload's JSON for direct delivery (made on first use). */
+  json: string | null;
 }
 
 /**
@@ -89,7 +92,7 @@ function sharingKey(
 
 function run(args: ExecutionArgs, event: unknown): Shared {
   subscriptionWork.executions++;
-  const shared: Shared = { result: null, settled: null, framed: null };
+  const shared: Shared = { result: null, settled: null, framed: null, json: null };
   const outcome = execute({ ...args, rootValue: event });
   if (outcome instanceof Promise) {
     shared.settled = outcome.then((result) => {
@@ -120,6 +123,19 @@ function resultFor(shared: Shared, framed: boolean): IteratorResult<ExecutionRes
   if (!framed || result.errors) return { done: false, value: result };
   shared.framed ??= sharedFrame(result);
   return { done: false, value: shared.framed };
+}
+
+/** The JSON of an event's shared result for a frame written directly; null when not ready at once or with errors. */
+function sharedPayload(args: ExecutionArgs, key: string, event: unknown): string | null {
+  const shared = sharedExecution(args, key, event);
+  if (shared.result === null || shared.result.errors) return null;
+  shared.json ??= JSON.stringify({ data: shared.result.data });
+  return shared.json;
+}
+
+function countDirect(): void {
+  subscriptionWork.deliveries++;
+  subscriptionWork.direct++;
 }
 
 /**
@@ -162,14 +178,19 @@ export function sharedSubscriptions(): Plugin<GraphQLContext> {
       if (operation?.operation !== 'subscription') return;
       const variables = getVariableValues(args.schema, operation.variableDefinitions ?? [], args.variableValues ?? {});
       if (variables.errors) return;
-      const context = args.contextValue as GraphQLContext & { socket?: WebSocket; req?: IncomingMessage };
+      const context = args.contextValue as GraphQLContext & { socket?: WebSocket; req?: IncomingMessage; subscriptionId?: string };
       const framed = context.socket !== undefined && framedSocket(context.socket, context.req?.socket);
       // Coerced, so a default and the same value given explicitly share.
       const key = sharingKey(args, operation, variables.coerced, context);
       setSubscribeFn(async (subscribeArgs) => {
         const source = await createSourceEventStream(subscribeArgs);
         if (!(Symbol.asyncIterator in source)) return source;
-        return mapThroughSharedExecution(source[Symbol.asyncIterator](), subscribeArgs, key, framed);
+        const events = source[Symbol.asyncIterator]();
+        if (framed && context.subscriptionId !== undefined) {
+          const socket = context.socket as WebSocket;
+          deliverDirectly(events, socket, context.subscriptionId, (event) => sharedPayload(subscribeArgs, key, event), countDirect);
+        }
+        return mapThroughSharedExecution(events, subscribeArgs, key, framed);
       });
     },
   };

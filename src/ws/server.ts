@@ -66,7 +66,7 @@ export function serveGraphQLOverWebSocket(options: GraphQLWebSocketOptions): Gra
         scopes.set(ctx.extra.socket, connection);
         return true;
       },
-      onSubscribe: async (ctx, _id, params) => {
+      onSubscribe: async (ctx, id, params) => {
         if (params.query.length > MAX_DOCUMENT_CHARS) {
           return [
             new GraphQLError(`The GraphQL document must be at most ${MAX_DOCUMENT_CHARS} characters.`, {
@@ -92,6 +92,8 @@ export function serveGraphQLOverWebSocket(options: GraphQLWebSocketOptions): Gra
           socket: ctx.extra.socket,
           params,
           connection,
+          // Direct delivery (src/graphql/direct-delivery.ts) writes this subscription's `next` frames itself.
+          subscriptionId: id,
         });
         // A syntax error or a limit (parse- or validation-time) is this operation's error, not the connection's.
         try {

@@ -22,9 +22,10 @@ builder.node(EventRef, {
       type: ItemRef,
       nullable: true,
       description: 'The item changed, for item events: its current state (for a subscription, as it stood when the event was delivered).',
-      resolve: async (event, _args, context) => {
+      resolve: (event, _args, context) => {
+        // Answered at once for a feed event, so a subscription's execution stays synchronous (src/graphql/direct-delivery.ts).
         if ('itemSnapshot' in event) return (event as FeedEvent).itemSnapshot;
-        return event.itemId === null ? null : ((await findItemsByIds(context, [event.itemId]))[0] ?? null);
+        return event.itemId === null ? null : findItemsByIds(context, [event.itemId]).then((items) => items[0] ?? null);
       },
     }),
     serverNow: t.field({
