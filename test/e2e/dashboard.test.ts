@@ -246,6 +246,35 @@ describe('the dashboard against a server process', () => {
     expect(await page.locator('#items-body tr').count()).toBe(1);
   });
 
+  it('reloads the table at most once a second however fast the queue changes, and ends on the latest state', async () => {
+    await page.getByLabel('Batch').fill('burst');
+    await page.getByLabel('Status').selectOption('PENDING');
+    await page.getByRole('button', { name: 'Apply' }).click();
+    await waitForText(page.locator('#feed-scope'), 'Events of batch burst, newest first.');
+    const loads: number[] = [];
+    const count = (request: import('playwright-core').Request) => {
+      if (request.method() === 'POST' && request.postData()?.includes('DashboardItems')) loads.push(loads.length);
+    };
+    // The page's timers run on the browser clock: paused, no second passes until the test moves it.
+    await page.clock.pauseAt((await page.evaluate(() => Date.now())) + 1_000);
+    page.on('request', count);
+    try {
+      for (const recordId of ['T-001', 'T-002', 'T-003', 'T-004', 'T-005', 'T-006']) {
+        await ask(server.url, proposer, ADD_ITEMS, { items: items('burst', [recordId]) });
+      }
+      await page.locator('#feed li', { hasText: 'burst / T-006' }).waitFor();
+      // Six changes inside one (paused) second: at most the one load that starts at once.
+      expect(loads.length).toBeLessThanOrEqual(1);
+      await page.clock.runFor(1_000);
+      await page.locator('tr[data-record="burst/T-006"]').waitFor();
+      expect(loads.length).toBeLessThanOrEqual(2);
+    } finally {
+      page.off('request', count);
+      await page.clock.resume();
+    }
+    expect(problems).toEqual([]);
+  });
+
   it('asks for a key again when the key is revoked while connected (WebSocket 4403)', async () => {
     const keys = (await ask(server.url, admin, API_KEYS)).apiKeys as { id: number; name: string }[];
     const id = keys.find((key) => key.name === 'wallboard')?.id;

@@ -20,6 +20,12 @@ const FEED_BACKLOG = 50;
 /** The feed keeps this many entries; older ones leave the page. */
 const FEED_LIMIT = 200;
 const ITEMS_PAGE = 100;
+/**
+ * Fewest milliseconds between two reloads of the items table caused by queue events. A busy queue
+ * makes several changes a second; reloading the table for each would make every open dashboard cost
+ * the reviewers one page read per change, while a person reads the table at most this often.
+ */
+const ITEMS_RELOAD_MS = 1_000;
 /** Screen readers hear about new events at most this often, as one summary (the feed itself is not a live region). */
 const ANNOUNCE_EVERY_MS = 15_000;
 /** At most this many pages of history for the chart (100 events each). */
@@ -126,6 +132,8 @@ class Session {
   private items: Item[] = [];
   private itemsLoading = false;
   private itemsAgain = false;
+  private itemsLoadedAt = Number.NEGATIVE_INFINITY;
+  private itemsReload: ReturnType<typeof setTimeout> | null = null;
 
   /** The last sequence the feed has shown: a resubscription resumes after it. */
   private feedLast = 0;
@@ -176,6 +184,7 @@ class Session {
     this.chartUnsubscribe?.();
     if (this.ticker !== null) clearInterval(this.ticker);
     if (this.announceTimer !== null) clearTimeout(this.announceTimer);
+    if (this.itemsReload !== null) clearTimeout(this.itemsReload);
     this.api.dispose();
   }
 
@@ -266,6 +275,7 @@ class Session {
     try {
       do {
         this.itemsAgain = false;
+        this.itemsLoadedAt = performance.now();
         const generation = this.generation;
         const { batchId, status } = this.filters;
         const data = await this.api.query(
@@ -284,6 +294,20 @@ class Session {
     } finally {
       this.itemsLoading = false;
     }
+  }
+
+  /** Reloads the table for a queue change: now, or once ITEMS_RELOAD_MS after the last load began. */
+  private reloadItemsSoon(): void {
+    if (this.itemsReload !== null) return;
+    const wait = this.itemsLoadedAt + ITEMS_RELOAD_MS - performance.now();
+    if (wait <= 0) {
+      void this.guard(this.loadItems());
+      return;
+    }
+    this.itemsReload = setTimeout(() => {
+      this.itemsReload = null;
+      void this.guard(this.loadItems());
+    }, wait);
   }
 
   private renderItems(more: boolean): void {
@@ -389,7 +413,7 @@ class Session {
     this.feedLast = event.sequence;
     ui.feed.prepend(this.feedEntry(event));
     while (ui.feed.children.length > FEED_LIMIT) ui.feed.lastElementChild?.remove();
-    if (event.item) void this.guard(this.loadItems());
+    if (event.item) this.reloadItemsSoon();
     this.unannounced.push(event);
     this.announce();
   }
