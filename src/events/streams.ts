@@ -82,7 +82,9 @@ export async function eventStream(feed: EventFeed, tail: EventTail, options: Str
     // Once cut off, queue nothing more: a later event must not be delivered after the dropped ones.
     if (overflowed) return;
     for (const event of events) {
-      if (!options.filter(event)) continue;
+      // Already given (by the replay), or from before this stream began: the feed hands a page over
+      // in slices, so a stream may start listening in the middle of one.
+      if (event.id <= position || !options.filter(event)) continue;
       // Caught up and waited for: straight to the socket, with no promise per event.
       if (sink !== null && waiting !== null && !replaying && queue.length === 0) {
         const outcome = sink(event);
@@ -121,6 +123,7 @@ export async function eventStream(feed: EventFeed, tail: EventTail, options: Str
   let backlog: FeedEvent[] = [];
   let next = 0;
   let pagesRead = 0;
+  let lastPage = false;
 
   const iterator: SinkableStream = {
     [Symbol.asyncIterator]() {
@@ -136,8 +139,15 @@ export async function eventStream(feed: EventFeed, tail: EventTail, options: Str
           // A long replay gives the event loop a turn between pages, so other requests go on meanwhile.
           if (pagesRead++ > 0) await new Promise<void>((resolve) => setImmediate(resolve));
           if (closed) return done();
+          if (lastPage) {
+            replaying = false;
+            break;
+          }
           backlog = await readBacklog(tail, position);
           next = 0;
+          // A short page reached the end of the history as it stood: everything later is committed
+          // after the listener above was attached, so the feed brings it (live, and directly).
+          lastPage = backlog.length < PAGE;
           if (backlog.length === 0) {
             replaying = false;
             break;
@@ -145,6 +155,7 @@ export async function eventStream(feed: EventFeed, tail: EventTail, options: Str
         }
         const event = backlog[next++] as FeedEvent;
         position = event.id;
+        if (lastPage && next === backlog.length) replaying = false;
         if (options.filter(event)) return { done: false, value: event };
       }
       const queued = nextQueued();
