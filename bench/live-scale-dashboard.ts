@@ -1,6 +1,6 @@
 // One open /dashboard page, as the page itself behaves (web/dashboard/main.ts), with its own documents:
-// the viewer query, the queueStats subscription, the latest-event query, the items table (reloaded after every
-// event about an item, loads coalesced), the feed (queueEvents after the last 50) and the chart (its own
+// the viewer query, the queueStats subscription, the latest-event query, the items table (reloaded after an
+// event about an item, at most once a second as the page does, loads coalesced), the feed (queueEvents after the last 50) and the chart (its own
 // queueEvents subscription for decisions and expiries, and up to 50 pages of history).
 import { type Client, createClient } from 'graphql-ws';
 import WebSocket from 'ws';
@@ -18,6 +18,8 @@ import type { BenchKey } from './keys.js';
 /** As in web/dashboard/main.ts. */
 const FEED_BACKLOG = 50;
 const ITEMS_PAGE = 100;
+/** The page's ITEMS_RELOAD_MS: fewest milliseconds between two reloads of the table caused by events. */
+const ITEMS_RELOAD_MS = 1_000;
 const CHART_PAGES = 50;
 const CHART_WINDOW_MS = 60 * 60 * 1000;
 
@@ -52,6 +54,8 @@ export class DashboardPage {
   private closed = false;
   private itemsLoading = false;
   private itemsAgain = false;
+  private itemsLoadedAt = Number.NEGATIVE_INFINITY;
+  private itemsReload: NodeJS.Timeout | null = null;
   private feedLast = 0;
   private chartLast = 0;
   readonly tally: DashboardTally = { queries: 0, itemsLoads: 0, statsUpdates: 0, feedEvents: 0, chartEvents: 0, errors: [] };
@@ -147,12 +151,26 @@ export class DashboardPage {
     try {
       do {
         this.itemsAgain = false;
+        this.itemsLoadedAt = performance.now();
         this.tally.itemsLoads++;
         await this.query(ItemsQuery.toString(), { first: ITEMS_PAGE, filter: { status: 'PENDING' } });
       } while (this.itemsAgain && !this.closed);
     } finally {
       this.itemsLoading = false;
     }
+  }
+
+  private reloadItemsSoon(): void {
+    if (this.itemsReload !== null) return;
+    const wait = this.itemsLoadedAt + ITEMS_RELOAD_MS - performance.now();
+    if (wait <= 0) {
+      void this.loadItems();
+      return;
+    }
+    this.itemsReload = setTimeout(() => {
+      this.itemsReload = null;
+      if (!this.closed) void this.loadItems();
+    }, wait);
   }
 
   private async startFeed(latest: number): Promise<void> {
@@ -165,7 +183,7 @@ export class DashboardPage {
         if (event.sequence <= this.feedLast) return;
         this.feedLast = event.sequence;
         this.tally.feedEvents++;
-        if (event.item && !this.closed) void this.loadItems();
+        if (event.item && !this.closed) this.reloadItemsSoon();
       },
     );
   }
@@ -196,6 +214,7 @@ export class DashboardPage {
   /** Closes the page: every subscription, then the socket; waits for a load still running. */
   async close(): Promise<void> {
     this.closed = true;
+    if (this.itemsReload !== null) clearTimeout(this.itemsReload);
     for (const dispose of this.disposers.splice(0)) dispose();
     await this.started.catch(() => undefined);
     await this.ws.dispose();
