@@ -41,6 +41,8 @@ export class PostgresEventTail implements EventTail {
   private connecting: Promise<pg.Client> | null = null;
   /** Set by a notification (or a reconnect, which may have missed some); cleared by `changed()`. */
   private dirty = false;
+  /** The statement before the next one (see `rows`). */
+  private previous: Promise<unknown> = Promise.resolve();
   private closed = false;
   private reconnectDelayMs = 100;
   private reconnectTimer: NodeJS.Timeout | null = null;
@@ -116,10 +118,18 @@ export class PostgresEventTail implements EventTail {
     this.reconnectTimer.unref();
   }
 
+  /**
+   * One statement at a time on the connection: the feed, the statistics and the announcers read
+   * concurrently, and pg (deprecated in 8, removed in 9) would otherwise queue them inside the client.
+   */
   private async rows<Row>(name: keyof typeof QUERIES, values: unknown[] = []): Promise<Row[]> {
-    const client = await this.connection();
-    const result = await client.query({ name, text: QUERIES[name], values: values.map(postgresValue) });
-    return result.rows as Row[];
+    const turn = this.previous.then(async () => {
+      const client = await this.connection();
+      const result = await client.query({ name, text: QUERIES[name], values: values.map(postgresValue) });
+      return result.rows as Row[];
+    });
+    this.previous = turn.catch(() => undefined);
+    return turn;
   }
 
   async latestSequence(): Promise<number> {
