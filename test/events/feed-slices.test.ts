@@ -69,15 +69,18 @@ describe(`the feed spreads a costly page over turns of the event loop (${BACKEND
     });
     try {
       let start = feed.sequence;
+      let wallMs = 0;
       for (const count of counts) {
         start = feed.sequence;
         slices = [];
         await bulk(count);
         setImmediate(countTurn);
+        const began = performance.now();
         await feed.catchUp();
+        wallMs = performance.now() - began;
       }
       counting = false;
-      return { start, slices };
+      return { start, slices, wallMs };
     } finally {
       await feed.stop();
       await tail.close();
@@ -85,7 +88,7 @@ describe(`the feed spreads a costly page over turns of the event loop (${BACKEND
   }
 
   it('a page that would hold the loop for 400 ms goes in slices of about the budget, a turn between each, every event once in order', async () => {
-    const { start, slices } = await follow([5, 400], 1);
+    const { start, slices, wallMs } = await follow([5, 400], 1);
     const ids = slices.flatMap((slice) => slice.ids);
     expect(ids).toEqual(Array.from({ length: 400 }, (_, index) => start + 1 + index));
     expect(slices.length).toBeGreaterThanOrEqual(40);
@@ -93,6 +96,9 @@ describe(`the feed spreads a costly page over turns of the event loop (${BACKEND
     expect(Math.max(...slices.map((slice) => slice.ids.length))).toBeLessThanOrEqual(5);
     // Requests get a turn between slices: the event-loop counter moved between consecutive slices.
     for (let n = 1; n < slices.length; n++) expect(slices[n]?.turn).toBeGreaterThan(slices[n - 1]?.turn as number);
+    // A burst's fan-out takes at most a third of the loop: it rests twice as long as each slice took
+    // (400 ms of listener work, so at least ~1.2 s in all; a slower machine only lengthens it).
+    expect(wallMs).toBeGreaterThanOrEqual(400 * 2.5);
   });
 
   it('a page within the budget goes to the listeners in one piece', async () => {
