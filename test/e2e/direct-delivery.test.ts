@@ -71,6 +71,14 @@ describe('direct delivery of live events to WebSocket subscribers', () => {
     await ask(server, await server.as('admin', ['ADMIN']), ADD_CATEGORIES, { names: ['alpha'] });
   });
   const bound = directDelivery.maxUnwrittenBytes;
+  // Off by default (see directDelivery.enabled); these tests are about the path itself.
+  const enabled = directDelivery.enabled;
+  beforeAll(() => {
+    directDelivery.enabled = true;
+  });
+  afterAll(() => {
+    directDelivery.enabled = enabled;
+  });
   afterEach(async () => {
     directDelivery.maxUnwrittenBytes = bound;
     for (const ws of sockets.splice(0)) await ws.close().catch(() => undefined);
