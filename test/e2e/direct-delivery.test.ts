@@ -64,26 +64,24 @@ describe('direct delivery of live events to WebSocket subscribers', () => {
     return marker;
   };
 
+  // Off by default (see directDelivery.enabled); these tests are about the path itself.
+  const enabled = directDelivery.enabled;
   beforeAll(async () => {
+    directDelivery.enabled = true;
     server = await startTestServer();
     viewer = await server.as('watcher', ['VIEWER']);
     for (const name of ['p-one', 'p-two', 'p-three', 'p-four']) proposers.push(await server.as(name, ['PROPOSER']));
     await ask(server, await server.as('admin', ['ADMIN']), ADD_CATEGORIES, { names: ['alpha'] });
   });
   const bound = directDelivery.maxUnwrittenBytes;
-  // Off by default (see directDelivery.enabled); these tests are about the path itself.
-  const enabled = directDelivery.enabled;
-  beforeAll(() => {
-    directDelivery.enabled = true;
-  });
-  afterAll(() => {
-    directDelivery.enabled = enabled;
-  });
   afterEach(async () => {
     directDelivery.maxUnwrittenBytes = bound;
     for (const ws of sockets.splice(0)) await ws.close().catch(() => undefined);
   });
-  afterAll(() => server.stop());
+  afterAll(async () => {
+    directDelivery.enabled = enabled;
+    await server.stop();
+  });
 
   it('many subscribers under concurrent writers each get every live event exactly once, in order, all written directly', async () => {
     const start = await latestSequenceOf(server);
