@@ -13,6 +13,8 @@ export type ScaleWorkerRequest =
 export interface ScaleWorkerStatus {
   withEvents: number;
   lowestHighest: number;
+  /** How many subscribers are at `lowestHighest` (when a run stalls: one straggler, or many). */
+  atLowest: number;
   errors: PoolErrors;
 }
 
@@ -53,8 +55,9 @@ let cpuAtMark = process.cpuUsage();
 const reply = (message: ScaleWorkerReply) => process.send?.(message);
 const status = (): ScaleWorkerStatus =>
   pool
-    ? { withEvents: pool.withEvents(), lowestHighest: pool.lowestHighest(), errors: pool.errors }
-    : { withEvents: 0, lowestHighest: 0, errors: { connection: 0, graphql: 0, completed: 0, malformed: 0 } };
+    ? { withEvents: pool.withEvents(), lowestHighest: pool.lowestHighest(), atLowest: atLowest(pool.lowestHighest()), errors: pool.errors }
+    : { withEvents: 0, lowestHighest: 0, atLowest: 0, errors: { connection: 0, graphql: 0, completed: 0, malformed: 0 } };
+const atLowest = (lowest: number) => previous.filter((highest) => highest === lowest).length;
 
 async function handle(request: ScaleWorkerRequest): Promise<void> {
   switch (request.kind) {

@@ -188,7 +188,12 @@ async function settle(store: Store, group: SubscriberGroup, timeoutMs: number): 
   for (;;) {
     const end = await store.history.latestSequence();
     while ((await group.lowestHighest()) < end) {
-      if (Date.now() > deadline) throw new Error(`subscribers did not reach event ${end} within ${timeoutMs / 1000} s`);
+      if (Date.now() > deadline) {
+        const where = (await group.statuses()).map(
+          (status) => `${status.atLowest} at ${status.lowestHighest} ${JSON.stringify(status.errors)}`,
+        );
+        throw new Error(`subscribers did not reach event ${end} within ${timeoutMs / 1000} s (per worker: ${where.join('; ')})`);
+      }
       await sleep(20);
     }
     if ((await store.history.latestSequence()) === end) return end;

@@ -4,6 +4,7 @@
 import type { Event, Item } from '../db/client.js';
 import type { EventTail } from '../db/event-tail.js';
 import type { Logger } from '../logger.js';
+import { fanOutPace } from './fan-out-pace.js';
 
 /** An event as delivered: the row, plus the item as it stood right after (read once per batch). */
 export interface FeedEvent extends Event {
@@ -36,6 +37,8 @@ const SLICE_BUDGET_MS = 5;
  */
 const BURST_EVENTS = 64;
 const BURST_REST_RATIO = 2;
+/** How long after a burst's last slice its frames may still be held for longer writes (see fanOutPace). */
+const BURST_HOLD_MS = 100;
 
 export class EventFeed {
   private readonly listeners = new Set<FeedListener>();
@@ -155,10 +158,9 @@ export class EventFeed {
     const delivered = events.map((event) => ({ ...event, itemSnapshot: event.itemId === null ? null : (items.get(event.itemId) ?? null) }));
     const budget = this.options.sliceBudgetMs ?? SLICE_BUDGET_MS;
     const burst = delivered.length >= BURST_EVENTS;
-    let rest = 0;
     for (let from = 0; from < delivered.length; ) {
-      if (from > 0) {
-        await new Promise<void>((resolve) => (burst ? setTimeout(resolve, rest) : setImmediate(resolve)));
+      if (from > 0 && !burst) {
+        await new Promise<void>((resolve) => setImmediate(resolve));
         if (this.stopped) return;
       }
       // Sized from what the last slice cost per event, so a page the listeners take within the
@@ -166,11 +168,15 @@ export class EventFeed {
       const size = Math.max(1, Math.floor(budget / Math.max(this.costPerEventMs, 1e-3)));
       const slice = from === 0 && size >= delivered.length ? delivered : delivered.slice(from, from + size);
       const started = performance.now();
+      // Its frames are held for longer writes (src/graphql/shared-frames.ts) until a little after its last slice.
+      if (burst) fanOutPace.burstUntil = started + BURST_HOLD_MS;
       this.handOver(slice);
       const elapsed = performance.now() - started;
       this.costPerEventMs = elapsed / slice.length;
-      rest = elapsed * BURST_REST_RATIO;
       from += slice.length;
+      // A burst's fan-out keeps to its share of the event loop.
+      if (burst) await new Promise<void>((resolve) => setTimeout(resolve, elapsed * BURST_REST_RATIO));
+      if (this.stopped) return;
     }
   }
 

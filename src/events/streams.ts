@@ -16,8 +16,14 @@ export interface StreamOptions {
 
 const PAGE = 500;
 
-/** What a direct sink did with a live event: sent it, left it to `next()`, or found its consumer too far behind. */
-export type SinkOutcome = 'written' | 'declined' | 'too-slow';
+/** Defaults for every stream (tests lower them). */
+export const streamLimits = {
+  /** Most events buffered for a subscriber that does not keep up, before it is cut off with SUBSCRIBER_TOO_SLOW. */
+  maxBuffered: 10_000,
+};
+
+/** What a direct sink did with a live event: sent it, or left it to `next()`. */
+export type SinkOutcome = 'written' | 'declined';
 export type EventSink = (event: FeedEvent) => SinkOutcome;
 /** The method by which a stream takes a sink (see src/graphql/direct-delivery.ts). */
 export const ATTACH_SINK = Symbol('attachSink');
@@ -44,7 +50,7 @@ export async function eventStream(feed: EventFeed, tail: EventTail, options: Str
   // Read before anything else: from here to `listen` below runs without a pause, so no live event
   // can slip between the position taken and the listener attached.
   const latest = options.after == null ? null : await tail.latestSequence();
-  const maxBuffered = options.maxBuffered ?? 10_000;
+  const maxBuffered = options.maxBuffered ?? streamLimits.maxBuffered;
   const queue = new Queue<FeedEvent>();
   let overflowed = false;
   let closed = false;
@@ -87,14 +93,9 @@ export async function eventStream(feed: EventFeed, tail: EventTail, options: Str
       if (event.id <= position || !options.filter(event)) continue;
       // Caught up and waited for: straight to the socket, with no promise per event.
       if (sink !== null && waiting !== null && !replaying && queue.length === 0) {
-        const outcome = sink(event);
-        if (outcome === 'written') {
+        if (sink(event) === 'written') {
           position = event.id;
           continue;
-        }
-        if (outcome === 'too-slow') {
-          overflowed = true;
-          break;
         }
       }
       queue.push(event);

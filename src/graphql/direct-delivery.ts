@@ -2,23 +2,20 @@
 // per subscriber around the payload serialized once, with no promise, hook or iterator step per event.
 import { WebSocket } from 'ws';
 import { ATTACH_SINK, type SinkableStream } from '../events/streams.js';
-import { sendHeld } from './shared-frames.js';
+import { MAX_UNWRITTEN_BYTES, sendHeld } from './shared-frames.js';
 
 export const directDelivery = {
+  /** On unless LIVE_DIRECT_DELIVERY=0 (then every event takes graphql-ws's path, e.g. to compare the two). */
+  enabled: process.env.LIVE_DIRECT_DELIVERY !== '0',
   /**
-   * Off by default (LIVE_DIRECT_DELIVERY=1 turns it on, for benchmarks and its tests): in the live-at-scale
-   * bench with 1,000 subscribers some streams stopped receiving after the fan-out phase (the bench's
-   * settle timed out, on SQLite and PostgreSQL), while graphql-ws's path delivered every event. Until
-   * that is understood, every event takes graphql-ws's path.
+   * Bytes a socket may hold unwritten (ws's buffer and the frames corked for the next flush) and still
+   * be written to directly: what graphql-ws's path allows too (MAX_UNWRITTEN_BYTES). Beyond it the
+   * subscriber's events wait in its own bounded buffer and go through graphql-ws's path, which writes
+   * each at once and waits for the write: a client that reads slowly catches up at its own pace, and one
+   * that stops reading fills that buffer and is cut off with SUBSCRIBER_TOO_SLOW, as on the other path.
+   * Between two flushes a subscriber that keeps up holds a few kilobytes, so it stays on the direct path.
    */
-  enabled: process.env.LIVE_DIRECT_DELIVERY === '1',
-  /**
-   * Bytes a socket may hold unwritten (ws's buffer and the frames corked for the next flush) before
-   * its direct subscriptions end with SUBSCRIBER_TOO_SLOW. Written frames no longer wait in the
-   * subscriber's event buffer, so this is where a client that stops reading is noticed; a burst of
-   * 500 events (one feed page) of a few kilobytes each still fits.
-   */
-  maxUnwrittenBytes: 4 * 1024 * 1024,
+  maxUnwrittenBytes: MAX_UNWRITTEN_BYTES,
 };
 
 /**
@@ -40,7 +37,7 @@ export function deliverDirectly(
   // graphql-ws's own `next` message, as it would serialize it.
   const head = `{"id":${JSON.stringify(id)},"type":"next","payload":`;
   (source as SinkableStream)[ATTACH_SINK]((event) => {
-    if (socket.bufferedAmount > directDelivery.maxUnwrittenBytes) return 'too-slow';
+    if (socket.bufferedAmount > directDelivery.maxUnwrittenBytes) return 'declined';
     const payload = payloadOf(event);
     if (payload === null) return 'declined';
     // A socket closing has its subscriptions returned by graphql-ws in a moment; nothing more to write.

@@ -4,6 +4,7 @@
 import type { Socket } from 'node:net';
 import type { ExecutionResult } from 'graphql';
 import { WebSocket } from 'ws';
+import { fanOutPace } from '../events/fan-out-pace.js';
 
 const MARKER = '\u0000leasehold:shared-payload';
 /** How a `next` message whose payload is the marker ends: the payload is graphql-ws's last field, and never a string otherwise. */
@@ -42,22 +43,42 @@ export function sharedFrame(result: ExecutionResult): ExecutionResult {
  */
 export const COALESCE_MS = 30;
 /**
+ * The writes take at most this share of the event loop: after a flush that took F ms (1,000 sockets
+ * take ~15 ms), the next waits at least F ÷ share, so with many subscribers a burst's frames gather
+ * into fewer, larger writes instead of the flushes crowding out the requests.
+ */
+const FLUSH_SHARE = 1 / 3;
+/**
+ * The longest frames are held: while the feed hands a burst over (a bulk intake), always, so each socket's
+ * write carries a burst's frames by the dozen; otherwise only after a flush that took a long time (never
+ * longer than this, as a flush slowed by something else, e.g. garbage collection, must not hold the next ones).
+ */
+export const MAX_COALESCE_MS = 200;
+/**
  * Frames a socket may hold unwritten before its sender waits for the writes to complete, as graphql-ws
  * does for every frame otherwise: a client that stops reading still stops its subscriptions from
  * pulling events, so its own bounded buffer cuts it off (SUBSCRIBER_TOO_SLOW).
  */
-const MAX_UNWRITTEN_BYTES = 64 * 1024;
+export const MAX_UNWRITTEN_BYTES = 64 * 1024;
 
 /** Sockets holding frames until the next flush. */
 const corked = new Set<Socket>();
 let flushing: NodeJS.Timeout | NodeJS.Immediate | null = null;
 let lastFlush = 0;
+/** How long the next flush waits after the last one. */
+let interval = COALESCE_MS;
 
 function flush(): void {
   flushing = null;
   lastFlush = performance.now();
-  for (const socket of corked) socket.uncork();
+  // Taken out of the set first: a socket held again while this runs waits for the next flush, not for none.
+  const sockets = [...corked];
   corked.clear();
+  for (const socket of sockets) socket.uncork();
+  const took = performance.now() - lastFlush;
+  fanOutPace.writesMs += took;
+  fanOutPace.flushes++;
+  interval = Math.min(MAX_COALESCE_MS, Math.max(COALESCE_MS, took / FLUSH_SHARE));
 }
 
 function hold(socket: Socket): void {
@@ -65,7 +86,8 @@ function hold(socket: Socket): void {
   socket.cork();
   corked.add(socket);
   if (flushing) return;
-  const wait = lastFlush + COALESCE_MS - performance.now();
+  const now = performance.now();
+  const wait = lastFlush + (now < fanOutPace.burstUntil ? MAX_COALESCE_MS : interval) - now;
   flushing = wait <= 0 ? setImmediate(flush) : setTimeout(flush, wait);
 }
 
@@ -104,8 +126,11 @@ export function framedSocket(socket: unknown, connection: Socket | undefined): b
     const frame = `${data.slice(0, -MARKED_TAIL.length)},"payload":${payload}}`;
     const done = rest.at(-1);
     if (connection.destroyed || typeof done !== 'function' || connection.writableLength >= MAX_UNWRITTEN_BYTES) {
-      hold(connection);
+      // Behind: written now, after the frames held before it, and the sender waits for the write. Held
+      // for the next flush instead, a subscriber this far behind would get one frame per flush and never
+      // catch up; this way it goes at the pace its client reads.
       send(frame, ...rest);
+      if (corked.delete(connection)) connection.uncork();
       return;
     }
     // Written at the next flush; the sender goes on at once (a failed write closes the socket, and

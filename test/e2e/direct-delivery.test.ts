@@ -4,6 +4,7 @@
 // without gap or duplicate; and a socket that stops reading is cut off with SUBSCRIBER_TOO_SLOW and resumes.
 import type { GraphQLFormattedError } from 'graphql';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { streamLimits } from '../../src/events/streams.js';
 import { directDelivery } from '../../src/graphql/direct-delivery.js';
 import { subscriptionWork } from '../../src/graphql/shared-subscriptions.js';
 import { post } from '../support/process.js';
@@ -64,7 +65,7 @@ describe('direct delivery of live events to WebSocket subscribers', () => {
     return marker;
   };
 
-  // Off by default (see directDelivery.enabled); these tests are about the path itself.
+  // On by default; LIVE_DIRECT_DELIVERY=0 turns it off, and these tests are about the path itself.
   const enabled = directDelivery.enabled;
   beforeAll(async () => {
     directDelivery.enabled = true;
@@ -74,8 +75,10 @@ describe('direct delivery of live events to WebSocket subscribers', () => {
     await ask(server, await server.as('admin', ['ADMIN']), ADD_CATEGORIES, { names: ['alpha'] });
   });
   const bound = directDelivery.maxUnwrittenBytes;
+  const buffered = streamLimits.maxBuffered;
   afterEach(async () => {
     directDelivery.maxUnwrittenBytes = bound;
+    streamLimits.maxBuffered = buffered;
     for (const ws of sockets.splice(0)) await ws.close().catch(() => undefined);
   });
   afterAll(async () => {
@@ -172,9 +175,36 @@ describe('direct delivery of live events to WebSocket subscribers', () => {
     expect(subscriptionWork.direct - live).toBe(20);
   });
 
-  it('a socket that stops reading is cut off with SUBSCRIBER_TOO_SLOW and `after`, and resumes from there', async () => {
-    // A small bound, so the socket buffers fill after a few megabytes rather than after many.
+  it('a client that stops reading for a while then catches up at its own pace, not 64 kB per flush', async () => {
+    const paused = await connect();
+    const start = await latestSequenceOf(server);
+    // About 16 kB per event.
+    const fields = Array.from({ length: 16 }, (_, index) => `r${index}: reason`).join(' ');
+    const sub = paused.subscribe<Events>(`subscription ($after: Int) { queueEvents(after: $after) { sequence item { ${fields} } } }`, {
+      after: start,
+    });
+    const marker = await allLive([sub], 'pause-marker');
+    paused.socket.pause();
+    // 48 MB: more than the kernel's buffers and the 64 kB the socket may hold, so most of it waits in the
+    // subscriber's own buffer (10,000 events) and goes out through graphql-ws's path once it reads again.
+    const reason = 'r'.repeat(1_000);
+    for (let batch = 0; batch < 6; batch++) await addItems(proposers[1] as TestClient, `pause-${batch}`, 500, reason);
+    const end = marker + 3_000;
+    paused.socket.resume();
+    // Held for the flushes, 64 kB (4 events) per flush of 30 ms or more would take over 20 s.
+    await waitFor(
+      () => sequences(sub).at(-1) === end,
+      8_000,
+      () => `the paused client has ${sub.data.length}`,
+    );
+    expect(sequences(sub)).toEqual(range(start + 1, end));
+    expect(sub.error).toBeNull();
+  });
+
+  it("a socket that stops reading leaves the direct path for graphql-ws's, which waits on its writes, and is cut off with SUBSCRIBER_TOO_SLOW and `after` by its own buffer", async () => {
+    // Small bounds, so the socket buffers fill after a few megabytes and the event buffer after 1,000 events.
     directDelivery.maxUnwrittenBytes = 256 * 1024;
+    streamLimits.maxBuffered = 1_000;
     const quick = await connect();
     const stalled = await connect();
     const start = await latestSequenceOf(server);
@@ -189,8 +219,8 @@ describe('direct delivery of live events to WebSocket subscribers', () => {
 
     stalled.socket.pause();
     // 3,000 events of 4 kB: 12 MB, more than the kernel's socket buffers (4 MB to send, a few hundred kB to
-    // receive for a reader that stopped) and the bound together, and under the 10,000 events a subscriber's
-    // own buffer holds, so only the unwritten bytes can cut it off.
+    // receive for a reader that stopped) and the bound together: the rest wait in the subscriber's own
+    // buffer, which holds 1,000 here.
     const reason = 'r'.repeat(1_000);
     for (let batch = 0; batch < 6; batch++) await addItems(proposers[0] as TestClient, `slow-${batch}`, 500, reason);
     const end = marker + 3_000;
@@ -200,7 +230,9 @@ describe('direct delivery of live events to WebSocket subscribers', () => {
       () => `quick client has ${quickSub.data.length}`,
     );
     expect(sequences(quickSub)).toEqual(range(start + 1, end));
+    // The quick one took the direct path throughout; the stalled one left it once its socket was full.
     expect(subscriptionWork.direct - before.direct).toBeGreaterThan(3_000);
+    expect(subscriptionWork.direct - before.direct).toBeLessThan(2 * 3_000);
 
     stalled.socket.resume();
     await stalledSub.ended;

@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Database, openDatabase } from '../../src/db/client.js';
 import { ManualClock } from '../../src/domain/clock.js';
+import { fanOutPace } from '../../src/events/fan-out-pace.js';
 import { EventFeed, type FeedEvent } from '../../src/events/feed.js';
 import { createLogger } from '../../src/logger.js';
 import { addCategories } from '../../src/services/categories.js';
@@ -62,10 +63,10 @@ describe(`the feed spreads a costly page over turns of the event loop (${BACKEND
       turns++;
       if (counting) setImmediate(countTurn);
     };
-    let slices: { ids: number[]; turn: number }[] = [];
+    let slices: { ids: number[]; turn: number; burst: boolean }[] = [];
     feed.listen((events: readonly FeedEvent[]) => {
       busy(perEventMs * events.length);
-      slices.push({ ids: events.map((event) => event.id), turn: turns });
+      slices.push({ ids: events.map((event) => event.id), turn: turns, burst: fanOutPace.burstUntil > performance.now() });
     });
     try {
       let start = feed.sequence;
@@ -99,11 +100,20 @@ describe(`the feed spreads a costly page over turns of the event loop (${BACKEND
     // A burst's fan-out takes at most a third of the loop: it rests twice as long as each slice took
     // (400 ms of listener work, so at least ~1.2 s in all; a slower machine only lengthens it).
     expect(wallMs).toBeGreaterThanOrEqual(400 * 2.5);
+    // Meanwhile the frames the slices make are held for longer writes.
+    expect(slices.every((slice) => slice.burst)).toBe(true);
   });
 
   it('a page within the budget goes to the listeners in one piece', async () => {
     const { start, slices } = await follow([5, 300], 0);
     expect(slices.map((slice) => slice.ids.length)).toEqual([300]);
     expect(slices[0]?.ids[0]).toBe(start + 1);
+  });
+
+  it('a page shorter than a burst is live traffic: its frames are not held longer', async () => {
+    fanOutPace.burstUntil = 0;
+    const { slices } = await follow([5, 30], 0);
+    expect(slices.map((slice) => slice.ids.length)).toEqual([30]);
+    expect(slices[0]?.burst).toBe(false);
   });
 });

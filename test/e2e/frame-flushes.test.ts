@@ -1,0 +1,112 @@
+// Frames held for the next flush (src/graphql/shared-frames.ts) over real sockets: every frame arrives
+// whole and in order, and however long a flush takes, the writes keep to a third of the event loop
+// (after a flush of F ms the next waits at least 3F), so many subscribers' writes cannot crowd out requests.
+// A write's cost is made known and steady: each server socket's uncork first spins for WRITE_MS (the system
+// call and, on one host, the peer's receive, which vary with the machine's load).
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket, { WebSocketServer } from 'ws';
+import { fanOutPace } from '../../src/events/fan-out-pace.js';
+import { COALESCE_MS, framedSocket, MAX_COALESCE_MS, sendHeld } from '../../src/graphql/shared-frames.js';
+import { waitFor } from '../support/ws.js';
+
+const SOCKETS = 200;
+/** What writing one socket's frames costs: 200 sockets make a flush of at least 20 ms. */
+const WRITE_MS = 0.1;
+
+function busy(ms: number): void {
+  const until = performance.now() + ms;
+  while (performance.now() < until) {
+    // spin
+  }
+}
+
+describe('frames held for the next flush', () => {
+  let server: WebSocketServer;
+  const accepted: WebSocket[] = [];
+  const clients: WebSocket[] = [];
+  const received: number[][] = [];
+
+  beforeAll(async () => {
+    server = new WebSocketServer({ port: 0, host: '127.0.0.1' });
+    server.on('connection', (socket, request) => {
+      const connection = request.socket;
+      const uncork = connection.uncork.bind(connection);
+      connection.uncork = () => {
+        busy(WRITE_MS);
+        uncork();
+      };
+      expect(framedSocket(socket, connection)).toBe(true);
+      accepted.push(socket);
+    });
+    await new Promise<void>((resolve) => server.once('listening', () => resolve()));
+    const { port } = server.address() as AddressInfo;
+    for (let index = 0; index < SOCKETS; index++) {
+      const client = new WebSocket(`ws://127.0.0.1:${port}`);
+      const log: number[] = [];
+      received.push(log);
+      client.on('message', (data) => log.push(JSON.parse(String(data)).n));
+      await new Promise<void>((resolve, reject) => client.once('open', () => resolve()).once('error', reject));
+      clients.push(client);
+    }
+    await waitFor(() => accepted.length === SOCKETS);
+  });
+  afterAll(async () => {
+    for (const client of clients) client.terminate();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+
+  it('writes every frame in order, and the flushes take at most a third of the time however costly each is', async () => {
+    const padding = 'x'.repeat(2_000);
+    const before = { ...fanOutPace };
+    const started = performance.now();
+    let n = 0;
+    let longest = 0;
+    // One second of frames to every socket on every turn of the event loop.
+    while (performance.now() - started < 1_000) {
+      n++;
+      for (const socket of accepted) sendHeld(socket, JSON.stringify({ n, padding }));
+      const flushesBefore = fanOutPace.flushes;
+      const msBefore = fanOutPace.writesMs;
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      if (fanOutPace.flushes === flushesBefore + 1) longest = Math.max(longest, fanOutPace.writesMs - msBefore);
+    }
+    const elapsed = performance.now() - started;
+    await waitFor(
+      () => received.every((log) => log.length === n),
+      20_000,
+      () => `received ${received.map((log) => log.length).join(',')}`,
+    );
+    for (const log of received) expect(log).toEqual(Array.from({ length: n }, (_, index) => index + 1));
+
+    const flushes = fanOutPace.flushes - before.flushes;
+    const writesMs = fanOutPace.writesMs - before.writesMs;
+    // Many frames shared each write: no more than one flush per COALESCE_MS.
+    expect(flushes).toBeLessThanOrEqual(Math.ceil(elapsed / COALESCE_MS) + 1);
+    // Each flush cost over 20 ms, more than two thirds of COALESCE_MS; yet the writes took at most a third
+    // of the time, give or take the last flush (and a millisecond of timer slack each).
+    expect(writesMs / flushes).toBeGreaterThan(SOCKETS * WRITE_MS);
+    expect(writesMs).toBeLessThanOrEqual(elapsed / 3 + longest + flushes);
+  });
+
+  it(`while the feed hands a burst over, holds frames for ${MAX_COALESCE_MS} ms, so each write carries many`, async () => {
+    const before = fanOutPace.flushes;
+    const counts = received.map((log) => log.length);
+    const started = performance.now();
+    let n = 0;
+    try {
+      fanOutPace.burstUntil = started + 60_000;
+      while (performance.now() - started < 1_000) {
+        n++;
+        for (const socket of accepted) sendHeld(socket, JSON.stringify({ n: (counts[0] as number) + n }));
+        await new Promise<void>((resolve) => setTimeout(resolve, 5));
+      }
+    } finally {
+      fanOutPace.burstUntil = 0;
+    }
+    const elapsed = performance.now() - started;
+    await waitFor(() => received.every((log, index) => log.length === (counts[index] as number) + n), 20_000);
+    // Never more often than every MAX_COALESCE_MS (after the one that may have been due when the burst began).
+    expect(fanOutPace.flushes - before).toBeLessThanOrEqual(Math.ceil(elapsed / MAX_COALESCE_MS) + 1);
+  });
+});
