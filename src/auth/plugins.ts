@@ -1,5 +1,20 @@
 // Yoga plugins for identity: refuse anonymous HTTP requests, and limit each principal's changes.
-import { type DocumentNode, GraphQLError, Kind, type OperationDefinitionNode } from 'graphql';
+import {
+  type DocumentNode,
+  type FieldNode,
+  type FragmentDefinitionNode,
+  GraphQLError,
+  GraphQLIncludeDirective,
+  type GraphQLSchema,
+  GraphQLSkipDirective,
+  getDirectiveValues,
+  getVariableValues,
+  isAbstractType,
+  Kind,
+  type NamedTypeNode,
+  type OperationDefinitionNode,
+  type SelectionSetNode,
+} from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { can, PERMISSIONS, type Permission, type Principal } from '../domain/access.js';
 import { DomainError } from '../domain/errors.js';
@@ -56,9 +71,60 @@ function operationOf(document: DocumentNode, operationName: string | null | unde
   );
 }
 
-function mutationFieldCount(operation: OperationDefinitionNode | undefined): number {
-  if (operation?.operation !== 'mutation') return 0;
-  return operation.selectionSet.selections.filter((selection) => selection.kind === Kind.FIELD).length || 1;
+interface ExecuteArgs {
+  schema: GraphQLSchema;
+  document: DocumentNode;
+  operationName?: string | null;
+  variableValues?: Record<string, unknown> | null;
+}
+
+/**
+ * The root fields a mutation operation will run, by response key, collected as graphql-js's
+ * `collectFields` does: through inline fragments and fragment spreads, honouring @skip and @include
+ * with the request's variables, one entry per response key (aliases are separate fields). Looking
+ * only at the top-level Field nodes let fragment-wrapped fields past every check. Empty when the
+ * operation is not a mutation, or when its variables are invalid (execution then runs nothing).
+ */
+function mutationRootFields(args: ExecuteArgs): Map<string, FieldNode> {
+  const fields = new Map<string, FieldNode>();
+  const operation = operationOf(args.document, args.operationName);
+  const root = args.schema.getMutationType();
+  if (operation?.operation !== 'mutation' || !root) return fields;
+  const coerced = getVariableValues(args.schema, operation.variableDefinitions ?? [], args.variableValues ?? {});
+  if (coerced.errors) return fields;
+  const variables = coerced.coerced;
+  const fragments = new Map<string, FragmentDefinitionNode>();
+  for (const definition of args.document.definitions) {
+    if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
+  }
+  const included = (node: Parameters<typeof getDirectiveValues>[1]) =>
+    getDirectiveValues(GraphQLSkipDirective, node, variables)?.if !== true &&
+    getDirectiveValues(GraphQLIncludeDirective, node, variables)?.if !== false;
+  const applies = (typeCondition: NamedTypeNode | undefined) => {
+    if (!typeCondition) return true;
+    const condition = args.schema.getType(typeCondition.name.value);
+    return condition === root || (condition != null && isAbstractType(condition) && args.schema.isSubType(condition, root));
+  };
+  const visited = new Set<string>();
+  const collect = (selectionSet: SelectionSetNode) => {
+    for (const selection of selectionSet.selections) {
+      if (!included(selection)) continue;
+      if (selection.kind === Kind.FIELD) {
+        const key = selection.alias?.value ?? selection.name.value;
+        if (!fields.has(key)) fields.set(key, selection);
+      } else if (selection.kind === Kind.INLINE_FRAGMENT) {
+        if (applies(selection.typeCondition)) collect(selection.selectionSet);
+      } else {
+        const name = selection.name.value;
+        const fragment = fragments.get(name);
+        if (visited.has(name) || !fragment || !applies(fragment.typeCondition)) continue;
+        visited.add(name);
+        collect(fragment.selectionSet);
+      }
+    }
+  };
+  collect(operation.selectionSet);
+  return fields;
 }
 
 /** What the mutation authorization plugin needs from the GraphQL context. */
@@ -80,12 +146,11 @@ export function mutationAuthorization(
 ): Plugin {
   return {
     onExecute({ args, setResultAndStopExecution }) {
-      const operation = operationOf(args.document as DocumentNode, args.operationName);
-      if (operation?.operation !== 'mutation') return;
+      const fields = mutationRootFields(args);
+      if (fields.size === 0) return;
       const context = contextOf(args.contextValue);
       const errors: GraphQLError[] = [];
-      for (const selection of operation.selectionSet.selections) {
-        if (selection.kind !== Kind.FIELD) continue;
+      for (const [key, selection] of fields) {
         const field = selection.name.value;
         const permission = permissionOf(field);
         if (permission && can(context.principal, permission)) continue;
@@ -97,7 +162,7 @@ export function mutationAuthorization(
         errors.push(
           new GraphQLError(refusal.message, {
             nodes: [selection],
-            path: [selection.alias?.value ?? field],
+            path: [key],
             extensions: { code: refusal.code, field: null },
           }),
         );
@@ -119,8 +184,9 @@ export function mutationRateLimit(limiter: RateLimiter, principalOf: (context: u
   return {
     onExecute({ args, setResultAndStopExecution }) {
       if (!limiter.enabled) return;
-      const operation = operationOf(args.document as DocumentNode, args.operationName);
-      const cost = mutationFieldCount(operation);
+      const operation = operationOf(args.document, args.operationName);
+      // Every mutation costs at least one token, even one whose fields are all skipped.
+      const cost = operation?.operation === 'mutation' ? Math.max(1, mutationRootFields(args).size) : 0;
       const principal = principalOf(args.contextValue);
       if (cost === 0 || !principal) return;
       const waitSeconds = limiter.take(principal.name, cost);

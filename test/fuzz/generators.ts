@@ -309,6 +309,26 @@ function nestedLists(depth: number): unknown {
 // Schema-driven generators
 // ---------------------------------------------------------------------------------------------------------------
 
+/**
+ * Root fields as they are, or (half the time) inside fragments on the root type: an inline one, an untyped one, or a
+ * named spread of aliased fields with an inline fragment nested in it. The server must collect root fields through
+ * them for its authorization and rate limit (issue 15).
+ */
+function wrapRoot(root: string, fields: Selection[], how: number): Selection[] {
+  const [first, ...rest] = fields;
+  if (how === 0) return [{ kind: 'fragment', on: root, named: false, sub: fields }];
+  if (how === 1) return [{ kind: 'fragment', on: null, named: false, sub: fields }];
+  if (how === 2 && first) {
+    const aliased = (selection: Selection): Selection => (selection.kind === 'field' ? { ...selection, alias: true } : selection);
+    const sub = [
+      aliased(first),
+      ...(rest.length > 0 ? [{ kind: 'fragment', on: root, named: false, sub: rest.map(aliased) } as const] : []),
+    ];
+    return [{ kind: 'fragment', on: root, named: true, sub }];
+  }
+  return fields;
+}
+
 export class SchemaArbitraries {
   private readonly memo = new Map<string, fc.Arbitrary<unknown>>();
 
@@ -595,11 +615,12 @@ export class SchemaArbitraries {
           name: fc.option(fc.stringMatching(/^[A-Za-z_][A-Za-z0-9_]{0,10}$/), { nil: null }),
           queryFields: rootFields(query, Object.keys(query.getFields()), 3),
           mutationFields,
+          rootWrap: fc.nat({ max: 5 }),
         })
-        .map(({ type, name, queryFields, mutationFields: fieldsOfMutation }) => ({
+        .map(({ type, name, queryFields, mutationFields: fieldsOfMutation, rootWrap }) => ({
           type,
           name,
-          selections: type === 'query' ? queryFields : fieldsOfMutation,
+          selections: wrapRoot(type === 'query' ? 'Query' : 'Mutation', type === 'query' ? queryFields : fieldsOfMutation, rootWrap),
         }));
     };
     return fc.constantFrom(...PRINCIPALS).chain((principal) =>
