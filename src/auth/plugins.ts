@@ -47,16 +47,23 @@ export interface AuthenticationOptions {
  * Authenticates every request to a protected path before anything else reads it; a request
  * without a valid credential is answered 401 at once. Credentials are never logged.
  */
-export function authentication(options: AuthenticationOptions): Plugin {
-  const { authenticator, principals, logger, protectedPaths, graphiql } = options;
+export function authentication(
+  options: AuthenticationOptions & {
+    /** A 429 to answer instead of the 401 once the caller's address has failed too often (src/auth/failed-authentications.ts). */
+    failedAuthenticationLimit?: (serverContext: unknown, fetchAPI: { Response: typeof Response }) => Response | null;
+  },
+): Plugin {
+  const { authenticator, principals, logger, protectedPaths, graphiql, failedAuthenticationLimit } = options;
   return {
-    async onRequest({ request, url, endResponse, fetchAPI }) {
+    async onRequest({ request, url, endResponse, fetchAPI, serverContext }) {
       if (!protectedPaths.has(url.pathname) || request.method === 'OPTIONS') return;
       if (graphiql && request.method === 'GET' && request.headers.get('accept')?.includes('text/html')) return;
       try {
         principals.set(request, await authenticator.authenticate(request.headers.get('authorization')));
       } catch (error) {
         if (!(error instanceof AuthenticationError)) throw error;
+        const tooMany = failedAuthenticationLimit?.(serverContext, fetchAPI);
+        if (tooMany) return endResponse(tooMany);
         logger.info({ path: url.pathname, reason: error.message }, 'refused an unauthenticated request');
         endResponse(unauthenticatedResponse(fetchAPI, error.message));
       }

@@ -1,14 +1,14 @@
-// Per-principal limits on changes: a token bucket per principal name, in this process.
+// Per-caller limits: a token bucket per key (a principal's name, a client's address), in this process.
 import type { Clock } from '../domain/clock.js';
 
 export interface RateLimitSettings {
   /** Tokens added per second; 0 turns the limit off. */
   perSecond: number;
-  /** Bucket size: how many changes may arrive at once after a quiet spell. */
+  /** Bucket size: how many may arrive at once after a quiet spell. */
   burst: number;
 }
 
-/** Buckets idle long enough to be full again are dropped, so memory follows active principals. */
+/** Buckets idle long enough to be full again are dropped, so memory follows active callers. */
 const SWEEP_EVERY = 1_000;
 
 export class RateLimiter {
@@ -25,28 +25,54 @@ export class RateLimiter {
   }
 
   /**
-   * Takes `cost` tokens for `principal`. Returns 0 when allowed, otherwise how many seconds
+   * Takes `cost` tokens for `key`. Returns 0 when allowed, otherwise how many seconds
    * until it would be (nothing is taken then).
    */
-  take(principal: string, requested = 1): number {
+  take(key: string, requested = 1): number {
     if (!this.enabled) return 0;
-    const { perSecond, burst } = this.settings;
     // One operation may hold several changes; none may need more than a full bucket.
-    const cost = Math.min(requested, burst);
-    const now = this.clock.now().getTime();
-    if (++this.takes % SWEEP_EVERY === 0) this.sweep(now);
-    const bucket = this.buckets.get(principal) ?? { tokens: burst, at: now };
-    const tokens = Math.min(burst, bucket.tokens + ((now - bucket.at) / 1000) * perSecond);
+    const cost = Math.min(requested, this.settings.burst);
+    const { tokens, now } = this.refill(key);
     if (tokens >= cost) {
-      this.buckets.set(principal, { tokens: tokens - cost, at: now });
+      this.buckets.set(key, { tokens: tokens - cost, at: now });
       return 0;
     }
-    this.buckets.set(principal, { tokens, at: now });
-    return Math.max(1, Math.ceil((cost - tokens) / perSecond));
+    this.buckets.set(key, { tokens, at: now });
+    return this.secondsUntil(cost - tokens);
+  }
+
+  /** Seconds until `key` has a token to spend; 0 when it has one now. Takes nothing. */
+  wait(key: string): number {
+    if (!this.enabled) return 0;
+    const { tokens } = this.refill(key);
+    return tokens >= 1 ? 0 : this.secondsUntil(1 - tokens);
+  }
+
+  /**
+   * Takes `cost` tokens for something that already happened, so it cannot be refused: the bucket may go
+   * into debt, down to one bucket's worth, and `wait` answers for longer.
+   */
+  charge(key: string, cost = 1): void {
+    if (!this.enabled) return;
+    const { tokens, now } = this.refill(key);
+    this.buckets.set(key, { tokens: Math.max(-this.settings.burst, tokens - cost), at: now });
+  }
+
+  private refill(key: string): { tokens: number; now: number } {
+    const { perSecond, burst } = this.settings;
+    const now = this.clock.now().getTime();
+    if (++this.takes % SWEEP_EVERY === 0) this.sweep(now);
+    const bucket = this.buckets.get(key);
+    if (!bucket) return { tokens: burst, now };
+    return { tokens: Math.min(burst, bucket.tokens + (Math.max(0, now - bucket.at) / 1000) * perSecond), now };
+  }
+
+  private secondsUntil(missing: number): number {
+    return Math.max(1, Math.ceil(missing / this.settings.perSecond));
   }
 
   private sweep(now: number): void {
-    const full = (this.settings.burst / this.settings.perSecond) * 1000;
-    for (const [principal, bucket] of this.buckets) if (now - bucket.at >= full) this.buckets.delete(principal);
+    const { perSecond, burst } = this.settings;
+    for (const [key, bucket] of this.buckets) if (bucket.tokens + ((now - bucket.at) / 1000) * perSecond >= burst) this.buckets.delete(key);
   }
 }

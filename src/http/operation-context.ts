@@ -3,6 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import type { YogaInitialContext } from 'graphql-yoga';
 import type { Authenticator } from '../auth/authenticator.js';
+import type { RateLimiter } from '../auth/rate-limit.js';
 import type { Database } from '../db/client.js';
 import type { Principal } from '../domain/access.js';
 import type { Clock } from '../domain/clock.js';
@@ -11,7 +12,7 @@ import type { Policies } from '../domain/proposal.js';
 import type { Live } from '../events/live.js';
 import type { ConnectionScope, GraphQLContext } from '../graphql/context.js';
 import type { Logger } from '../logger.js';
-import { recordRefusal } from '../services/refusals.js';
+import type { RefusalLog } from '../services/refusals.js';
 import type { Connection } from '../ws/connection.js';
 
 export interface OperationContextOptions {
@@ -25,10 +26,14 @@ export interface OperationContextOptions {
   ids: WeakMap<Request, string>;
   /** Authenticated callers of HTTP requests, set by the authentication plugin (a WebSocket's is on its connection). */
   principals: WeakMap<Request, Principal>;
+  /** Refused changes, in the history in a bounded number of rows. */
+  refusalLog: RefusalLog;
+  /** Each refusal costs its principal a token here (src/auth/refusal-limit.ts). */
+  refusalLimiter: RateLimiter;
 }
 
 export function operationContext(options: OperationContextOptions) {
-  const { db, clock, live, logger, authenticator, policies, ids, principals } = options;
+  const { db, clock, live, logger, authenticator, policies, ids, principals, refusalLog, refusalLimiter } = options;
   return ({ request, connection }: YogaInitialContext & { connection?: unknown }): GraphQLContext => {
     const requestId = (request && ids.get(request)) ?? randomUUID();
     const principal = request ? principals.get(request) : (connection as Connection | undefined)?.principal;
@@ -48,10 +53,11 @@ export function operationContext(options: OperationContextOptions) {
       policies,
       connection: (connection as ConnectionScope | undefined) ?? null,
       recordRefusal(operation: string, error: DomainError) {
+        refusalLimiter.charge(principal.name);
         refusals.push(
-          recordRefusal({ db, clock }, actor, operation, error).catch((failure: unknown) =>
-            requestLogger.error({ err: failure, operation }, 'could not record a refused operation'),
-          ),
+          refusalLog
+            .record(actor, operation, error)
+            .catch((failure: unknown) => requestLogger.error({ err: failure, operation }, 'could not record a refused operation')),
         );
       },
       forgetApiKey: (keyId: number) => authenticator.forgetKey(keyId),

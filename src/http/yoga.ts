@@ -6,8 +6,10 @@ import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import { GraphQLError } from 'graphql';
 import { createYoga, type YogaLogger, type YogaServerInstance } from 'graphql-yoga';
 import type { Authenticator } from '../auth/authenticator.js';
+import { FAILED_AUTHENTICATION_LIMIT, failedAuthenticationLimit } from '../auth/failed-authentications.js';
 import { authentication, mutationAuthorization, mutationRateLimit } from '../auth/plugins.js';
 import { RateLimiter } from '../auth/rate-limit.js';
+import { REFUSAL_RATE_LIMIT, refusalRateLimit } from '../auth/refusal-limit.js';
 import type { Config } from '../config.js';
 import { dashboard } from '../dashboard.js';
 import type { Database } from '../db/client.js';
@@ -23,6 +25,7 @@ import { sharedSubscriptions } from '../graphql/shared-subscriptions.js';
 import { TUTORIAL_DOCUMENT } from '../graphql/tutorial.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
+import { REFUSAL_WINDOW, RefusalLog } from '../services/refusals.js';
 import { clientErrors } from './client-errors.js';
 import { metricsEndpoint } from './metrics-endpoint.js';
 import { operationContext } from './operation-context.js';
@@ -52,6 +55,10 @@ export function createGraphQLYoga(options: GraphQLYogaOptions): GraphQLYoga {
   const principals = new WeakMap<Request, Principal>();
   const limiter = new RateLimiter(config.rateLimit ?? { perSecond: 50, burst: 100 }, clock);
   const policies = config.approvalPolicies ?? DEFAULT_POLICIES;
+  // Turning the rate limit off (RATE_LIMIT_PER_SECOND=0) turns the refusals' limits off too: each is then its own row.
+  const limitRefusals = limiter.enabled;
+  const refusalLog = new RefusalLog({ db, clock, logger }, limitRefusals ? REFUSAL_WINDOW : null);
+  const refusalLimiter = new RateLimiter(limitRefusals ? REFUSAL_RATE_LIMIT : { perSecond: 0, burst: 0 }, clock);
   return createYoga<Record<string, unknown>, GraphQLContext>({
     schema,
     graphqlEndpoint: '/graphql',
@@ -64,16 +71,27 @@ export function createGraphQLYoga(options: GraphQLYogaOptions): GraphQLYoga {
     // Errors outside execution (e.g. while building the context) have no request id at hand.
     maskedErrors: { maskError: (error) => toClientError(error, 'none', logger) },
     logging: yogaLogging(logger),
-    context: operationContext({ db, clock, live, logger, authenticator, policies, ids, principals }),
+    context: operationContext({ db, clock, live, logger, authenticator, policies, ids, principals, refusalLog, refusalLimiter }),
     plugins: [
       requestIds(logger, ids),
       dashboard(logger),
-      authentication({ authenticator, principals, logger, protectedPaths: new Set(['/graphql']), graphiql: config.graphiql }),
+      authentication({
+        authenticator,
+        principals,
+        logger,
+        protectedPaths: new Set(['/graphql']),
+        graphiql: config.graphiql,
+        failedAuthenticationLimit: failedAuthenticationLimit(new RateLimiter(FAILED_AUTHENTICATION_LIMIT, clock)),
+      }),
       bodyLimit(config.maxBodyBytes),
       requestShape(),
       useCSRFPrevention({ requestHeaders: ['x-graphql-yoga-csrf'] }),
       queryLimits(),
       ...(config.introspection === false ? [useDisableIntrospection()] : []),
+      // Before the authorization, whose refusals it limits.
+      refusalRateLimit(refusalLimiter, (context) => (context as GraphQLContext).principal ?? null),
+      // Refusals still only counted reach the history on a graceful stop too.
+      { onDispose: () => refusalLog.flush() },
       mutationAuthorization(
         (field) => FIELD_PERMISSIONS.get(`Mutation.${field}`),
         (context) => context as GraphQLContext,
