@@ -4,6 +4,7 @@ import { createSecretKey, type KeyObject } from 'node:crypto';
 import { importSPKI, type JWTPayload, errors as joseErrors, jwtVerify } from 'jose';
 import type { JwtConfig } from '../config.js';
 import { isRole, type Principal, parseRoles, type Role } from '../domain/access.js';
+import type { Timer } from '../domain/clock.js';
 import { LIMITS, validateText } from '../domain/validation.js';
 import type { Logger } from '../logger.js';
 import { findActiveApiKey, hashApiKey, looksLikeApiKey, touchApiKey } from '../services/api-keys.js';
@@ -31,6 +32,10 @@ export interface AuthenticatorOptions extends ServiceDeps {
 export class Authenticator {
   private readonly keys = new Map<string, { principal: Principal; verifiedAt: number }>();
   private readonly touched = new Map<number, number>();
+  /** Keys this process has seen revoked, so a stream opened just after the revocation is still ended. */
+  private readonly revokedKeys = new Set<number>();
+  /** What to call when a key is revoked: the `watch`es of the streams and connections it opened. */
+  private readonly keyWatches = new Map<number, Set<() => void>>();
   private jwtKey: Promise<KeyObject | CryptoKey> | null = null;
 
   constructor(private readonly options: AuthenticatorOptions) {
@@ -63,17 +68,69 @@ export class Authenticator {
     throw new AuthenticationError('The credential is neither a Leasehold API key nor a JWT.');
   }
 
+  /**
+   * When a principal's credential stops being accepted: a token at its expiry plus the leeway its
+   * verification allowed, the same for HTTP requests, WebSocket connections and live streams; null for
+   * an API key (it is revoked instead).
+   */
+  validUntil(principal: Principal): Date | null {
+    if (!principal.expiresAt) return null;
+    return new Date(principal.expiresAt.getTime() + (this.options.jwt?.clockToleranceSeconds ?? 0) * 1000);
+  }
+
   /** Whether a principal authenticated earlier is still good now (key unrevoked, token unexpired). */
   async stillValid(principal: Principal): Promise<boolean> {
-    if (principal.expiresAt && principal.expiresAt.getTime() <= this.options.clock.now().getTime()) return false;
+    const until = this.validUntil(principal);
+    if (until && until.getTime() <= this.options.clock.now().getTime()) return false;
     if (principal.keyId === null) return true;
     const row = await this.options.db.read.apiKey.findUnique({ where: { id: principal.keyId }, select: { revokedAt: true } });
     return row !== null && row.revokedAt === null;
   }
 
-  /** Drops a revoked key from the cache (called for every API_KEY_REVOKED event, from any process). */
+  /**
+   * Calls `ended` once, with the reason, when the principal's credential stops being valid: its API key
+   * revoked (by any process, see `forgetKey`) or its token past `validUntil` on the server clock. Never
+   * calls it before returning; cancel the watch when what it guards ends first.
+   */
+  watch(principal: Principal, ended: (ending: AuthenticationError) => void): Timer {
+    const { keyId } = principal;
+    let watching = true;
+    let expiry: Timer | null = null;
+    const stop = () => {
+      watching = false;
+      expiry?.cancel();
+      if (keyId === null) return;
+      const watches = this.keyWatches.get(keyId);
+      watches?.delete(revoked);
+      if (watches?.size === 0) this.keyWatches.delete(keyId);
+    };
+    const end = (reason: string) => {
+      if (!watching) return;
+      stop();
+      ended(new AuthenticationError(reason));
+    };
+    const revoked = () => end('The API key has been revoked.');
+    const until = this.validUntil(principal);
+    if (until) expiry = this.options.clock.setTimer(until, () => end('The token has expired.'));
+    if (keyId !== null) {
+      const watches = this.keyWatches.get(keyId) ?? new Set();
+      this.keyWatches.set(keyId, watches.add(revoked));
+      // Revoked after the caller was authenticated, before this watch began.
+      if (this.revokedKeys.has(keyId)) queueMicrotask(revoked);
+    }
+    return { cancel: stop };
+  }
+
+  /**
+   * A key was revoked (called for every API_KEY_REVOKED event, from any process): it is dropped from
+   * the cache, and the streams and connections it opened are told.
+   */
   forgetKey(keyId: number): void {
     for (const [hash, entry] of this.keys) if (entry.principal.keyId === keyId) this.keys.delete(hash);
+    this.revokedKeys.add(keyId);
+    const watches = this.keyWatches.get(keyId);
+    this.keyWatches.delete(keyId);
+    for (const revoked of watches ?? []) revoked();
   }
 
   private async fromApiKey(key: string): Promise<Principal> {

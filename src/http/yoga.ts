@@ -27,6 +27,7 @@ import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
 import { REFUSAL_WINDOW, RefusalLog } from '../services/refusals.js';
 import { clientErrors } from './client-errors.js';
+import { credentialStreams } from './credential-streams.js';
 import { metricsEndpoint } from './metrics-endpoint.js';
 import { operationContext } from './operation-context.js';
 import { readiness } from './readiness.js';
@@ -99,6 +100,7 @@ export function createGraphQLYoga(options: GraphQLYogaOptions): GraphQLYoga {
       mutationRateLimit(limiter, (context) => (context as GraphQLContext).principal ?? null),
       clientErrors(),
       sharedSubscriptions(),
+      credentialStreams(authenticator),
       ...(metrics ? [metricsEndpoint(metrics, logger, config.metricsPublic ? null : authenticator)] : []),
       readiness(db, logger, stopping),
     ],

@@ -1,6 +1,6 @@
 // graphql-ws on the HTTP server's port and path, run through Yoga's envelop so every plugin and the
 // same context apply to WebSocket operations: the credential checked on connect and on each subscribe,
-// leases bound to the connection released when it closes.
+// the connection closed when it is revoked or expires, leases bound to the connection released when it closes.
 import type { Server } from 'node:http';
 import { type ExecutionArgs, GraphQLError } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
@@ -30,7 +30,7 @@ export interface GraphQLWebSocketOptions {
 export interface GraphQLWebSockets {
   /** Open connections at this moment. */
   connectionCount(): number;
-  /** Ends the connections a revoked API key opened. */
+  /** Ends the connections a revoked API key opened (after their subscriptions have sent the error). */
   closeConnectionsOf(keyId: number): void;
   /** Closes every connection with 1001 Going Away (clients reconnect elsewhere) and stops accepting new ones. */
   close(): Promise<void>;
@@ -57,12 +57,11 @@ export function serveGraphQLOverWebSocket(options: GraphQLWebSocketOptions): Gra
           closeConnection(ctx.extra.socket, CLOSE_UNAUTHORIZED, `Unauthorized: ${error.message}`);
           return false;
         }
-        const connection = new Connection(principal);
-        if (principal.expiresAt) {
-          connection.expiry = clock.setTimer(principal.expiresAt, () =>
-            closeConnection(ctx.extra.socket, CLOSE_UNAUTHORIZED, 'Unauthorized: the token has expired.'),
-          );
-        }
+        const connection = new Connection(principal, ctx.extra.socket);
+        // With the leeway an HTTP request gets: a token accepted here is not cut off at once.
+        const until = authenticator.validUntil(principal);
+        if (until)
+          connection.expiry = clock.setTimer(until, () => connection.end(CLOSE_UNAUTHORIZED, 'Unauthorized: the token has expired.'));
         scopes.set(ctx.extra.socket, connection);
         return true;
       },
@@ -132,7 +131,8 @@ export function serveGraphQLOverWebSocket(options: GraphQLWebSocketOptions): Gra
     connectionCount: () => sockets.clients.size,
     closeConnectionsOf(keyId) {
       for (const socket of sockets.clients) {
-        if (scopes.get(socket)?.principal.keyId === keyId) closeConnection(socket, CLOSE_FORBIDDEN, 'Forbidden: the API key was revoked.');
+        const connection = scopes.get(socket);
+        if (connection?.principal.keyId === keyId) connection.end(CLOSE_FORBIDDEN, 'Forbidden: the API key was revoked.');
       }
     },
     async close() {
