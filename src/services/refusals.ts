@@ -16,12 +16,11 @@ export interface RefusalWindowSettings {
   pairs: number;
 }
 
+/**
+ * At most 20 + 5 + 1 = 26 rows per principal per window of a minute, in each process; windows never overlap,
+ * so never more than 46 (a window's last 20, its 6 summaries, the next one's first 20) in any 60 seconds.
+ */
 export const REFUSAL_WINDOW: RefusalWindowSettings = { windowMs: 60_000, individual: 20, pairs: 5 };
-
-/** The most rows one window writes for one principal in one process. */
-export function rowsPerWindow(settings: RefusalWindowSettings): number {
-  return settings.individual + settings.pairs + 1;
-}
 
 interface Tally {
   operation: string;
