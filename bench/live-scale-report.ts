@@ -117,6 +117,36 @@ function lines(figures: BackendFigures, subscribers: number): Line[] {
           ok: bulk.tally.duplicates === 0,
         },
   );
+  const imported = figures.imported;
+  if (imported)
+    out.push(
+      {
+        figure: `import: \`leasehold import\` of ${int(imported.items)} items (its own process) with ${int(subscribers)} subscribers watching`,
+        value: `${fixed(imported.seconds)} s; by then the slowest subscriber had ${int(imported.slowestHad)} of its ${int(imported.events)} events`,
+        target: 'measured',
+        ok: null,
+      },
+      {
+        figure: 'import: queueStats updates received per second by one subscriber',
+        value: fixed(imported.statsUpdatesPerSecond),
+        target: `≤ ${TARGETS.statsUpdatesPerSecond} ("a few")`,
+        ok: imported.statsUpdatesPerSecond <= TARGETS.statsUpdatesPerSecond,
+      },
+      {
+        figure: 'import: review cycles/s meanwhile ÷ without a dashboard',
+        value: `${fixed(imported.cyclesPerSecond)} ÷ ${fixed(figures.withoutRate)} = ${fixed(imported.cyclesRatio, 3)}`,
+        target: `≥ ${TARGETS.bulkCyclesRatio}`,
+        ok: imported.cyclesRatio >= TARGETS.bulkCyclesRatio,
+      },
+      {
+        figure: 'import: subscribers cut off / events received twice or out of order (of what had arrived)',
+        value: `${imported.tally.errors.graphql + imported.tally.errors.completed + imported.tally.errors.connection} / ${imported.tally.duplicates} (${int(imported.tally.delivered)} arrived)`,
+        target: '0 / 0',
+        ok:
+          imported.tally.errors.graphql + imported.tally.errors.completed + imported.tally.errors.connection === 0 &&
+          imported.tally.duplicates === 0,
+      },
+    );
   const withDashboard = figures.windows.filter((window) => window.watch === 'dashboard');
   const without = figures.windows.filter((window) => window.watch === 'nothing');
   const worst = (windows: typeof figures.windows): LoopDelay =>
@@ -131,6 +161,7 @@ function lines(figures: BackendFigures, subscribers: number): Line[] {
     loopLine('fan-out', fan.loop),
     loopLine('bulk', bulk.loop),
   );
+  if (imported) out.push(loopLine('import', imported.loop));
   return out;
 }
 
@@ -164,7 +195,7 @@ export function liveScaleMarkdown(report: LiveScaleReport, command: string, mach
     '',
     `\`${command}\` on ${date}. Machine: ${where}. Load average at the start: ${report.loadAverage}. The machine has 2 cores and is shared: other sessions may have been running tests meanwhile, so absolute rates vary between runs; the ratios are measured side by side in one run, on one server, in alternating windows.`,
     '',
-    `What runs (bench/live-scale.ts): a queue seeded with pending items straight into the database, one server process, then in order: ${o.cycleRounds} round${o.cycleRounds === 1 ? '' : 's'} of one reviewer looping claim → decide over HTTP for ${o.cycleWindowMs / 1000} s (after ${o.cycleWarmupMs / 1000} s of warm-up) with nothing watching, with one queueStats subscription, and with an open dashboard (the order rotating from round to round) — the /dashboard page's own documents run as the page runs them (viewer and latest-event queries, the queueStats subscription, the items table reloaded after every event about an item, the feed and chart queueEvents subscriptions, the chart's history pages); then each read ${o.readSamples} times on the idle server; then ${int(o.subscribers)} subscribers of the dashboard's queueEvents document (each its own VIEWER key and WebSocket, over ${o.wsWorkers} worker processes) sent ${o.fanOutEvents} addItem events at ${FANOUT_RATE}/s; then, with them still watching and the reviewer looping, ${o.bulkCalls} back-to-back addItems of 500. ${2 * HELD_LEASES} leases are held at the tail of the queue (half lapse after 30 s) so the claim-state and holder filters find rows. Server CPU is utime + stime from /proc/<pid>/stat.`,
+    `What runs (bench/live-scale.ts): a queue seeded with pending items straight into the database, one server process, then in order: ${o.cycleRounds} round${o.cycleRounds === 1 ? '' : 's'} of one reviewer looping claim → decide over HTTP for ${o.cycleWindowMs / 1000} s (after ${o.cycleWarmupMs / 1000} s of warm-up) with nothing watching, with one queueStats subscription, and with an open dashboard (the order rotating from round to round) — the /dashboard page's own documents run as the page runs them (viewer and latest-event queries, the queueStats subscription, the items table reloaded after every event about an item, the feed and chart queueEvents subscriptions, the chart's history pages); then each read ${o.readSamples} times on the idle server; then ${int(o.subscribers)} subscribers of the dashboard's queueEvents document (each its own VIEWER key and WebSocket, over ${o.wsWorkers} worker processes) sent ${o.fanOutEvents} addItem events at ${FANOUT_RATE}/s; then, with them still watching and the reviewer looping, ${o.bulkCalls} back-to-back addItems of 500${o.importItems > 0 ? `, and then (SQLite only: the command line writes SQLite files) \`leasehold import\` of ${int(o.importItems)} items from a JSON Lines file as its own process, measured until it exits (the subscribers are then far behind; what had reached them is checked)` : ''}. ${2 * HELD_LEASES} leases are held at the tail of the queue (half lapse after 30 s) so the claim-state and holder filters find rows. Server CPU is utime + stime from /proc/<pid>/stat.`,
     '',
     loopSource(report),
     '',

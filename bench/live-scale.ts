@@ -2,6 +2,7 @@
 // dashboard, the latency of each dashboard/operator read, fan-out CPU and latency to many subscribers of the
 // dashboard's queueEvents document, the server's event-loop delay, and a bulk addItems while they all watch.
 // On SQLite, and on PostgreSQL when an admin URL is set (see postgres.ts).
+import { rmSync } from 'node:fs';
 import os from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createClient } from 'graphql-ws';
@@ -12,6 +13,7 @@ import { processCpuMs } from './fanout.js';
 import { gqlBody, graphqlClient } from './http.js';
 import { type BenchKey, keysNamed, makeKeys, principals } from './keys.js';
 import { DashboardPage, type DashboardTally, describeClose } from './live-scale-dashboard.js';
+import { runImport, writeImportFile } from './live-scale-import.js';
 import { LOOP_FALLBACK, type LoopDelay, LoopDelayProbe } from './live-scale-loop.js';
 import { measureReads, type ReadResult } from './live-scale-reads.js';
 import { SubscriberGroup, type Tally } from './live-scale-subscribers.js';
@@ -40,6 +42,8 @@ export interface LiveScaleOptions {
   bulkCalls: number;
   /** Longest wait for the last subscriber to have the bulk's last event. */
   bulkTimeoutMs: number;
+  /** Items `leasehold import` adds from a file while the subscribers watch (SQLite; 0: no import phase). */
+  importItems: number;
 }
 
 export const FANOUT_RATE = 100;
@@ -83,6 +87,21 @@ export interface BulkFigures {
   loop: LoopDelay;
 }
 
+export interface ImportFigures {
+  items: number;
+  /** The import process, start to exit (s). */
+  seconds: number;
+  /** Events the import wrote, and how many of them the slowest subscriber had when it ended. */
+  events: number;
+  slowestHad: number;
+  statsUpdatesPerSecond: number;
+  cyclesPerSecond: number;
+  /** ÷ the review rate without a dashboard, measured earlier on the same server. */
+  cyclesRatio: number;
+  tally: Tally;
+  loop: LoopDelay;
+}
+
 export interface BackendFigures {
   backend: 'sqlite' | 'postgresql';
   items: number;
@@ -98,6 +117,8 @@ export interface BackendFigures {
   readsLoop: LoopDelay;
   fanOut: FanOutFigures;
   bulk: BulkFigures;
+  /** Null on PostgreSQL (the command line's import writes SQLite files) or when not asked for. */
+  imported: ImportFigures | null;
 }
 
 export interface LiveScaleReport {
@@ -402,8 +423,10 @@ async function measureBackend(
     const cycles = await cycling;
     const bulkLoop = await loop.stop();
     // Not there in time: what arrived so far is tallied (the rest counts as missing), rather than waiting on.
+    // There in time: the review loop's events written meanwhile may still be on their way (a reviewer at full
+    // speed writes more events than reach 1,000 subscribers in a third of the loop), so they get as long again.
     const drained = Number.isFinite(lastSubscriberSeconds);
-    end = drained ? await settle(store, group, 60_000) : await store.history.latestSequence();
+    end = drained ? await settle(store, group, options.bulkTimeoutMs) : await store.history.latestSequence();
     const bulkTally = await group.tally(await store.count(`SELECT count(*) FROM "Event" WHERE "id" > ${start} AND "id" <= ${end}`));
     await stats.close();
     const bulk: BulkFigures = {
@@ -420,6 +443,58 @@ async function measureBackend(
       `    added in ${addSeconds.toFixed(1)} s; last subscriber had the last event after ${lastSubscriberSeconds.toFixed(1)} s; ${bulk.statsUpdatesPerSecond.toFixed(1)} queueStats updates/s; ${bulk.cyclesPerSecond.toFixed(1)} cycles/s meanwhile; ${int(bulkTally.delivered)} deliveries (${bulkTally.missing} missing, ${bulkTally.duplicates} duplicate)`,
     );
     mutator.close();
+
+    // 5. Import (SQLite): `leasehold import` of a file as its own process, with the subscribers watching and the reviewer looping.
+    let imported: ImportFigures | null = null;
+    let importCheck: Verification | null = null;
+    if ('databaseFile' in store.server && options.importItems > 0) {
+      const file = `${store.server.databaseFile}.import.jsonl`;
+      log(`  import: leasehold import of ${int(options.importItems)} items with ${int(options.subscribers)} subscribers`);
+      await writeImportFile(file, options.importItems, CATEGORY, 'lsimport');
+      const importStats = watchStats(server.port, watcher);
+      start = await settle(store, group, 60_000);
+      await group.mark(start);
+      await loop.start();
+      let stopImportCycles = false;
+      const importStatsBefore = importStats.updates();
+      const importCycling = cycleUntil(server.port, reviewer, claimedIds, errors, () => stopImportCycles);
+      const run = await runImport(store.server.databaseFile, file, synchronous);
+      const importStatsUpdates = importStats.updates() - importStatsBefore;
+      stopImportCycles = true;
+      const importCycles = await importCycling;
+      const importLoop = await loop.stop();
+      rmSync(file, { force: true });
+      const reached = await group.lowestHighest();
+      const last = await store.history.latestSequence();
+      const importEvents = await store.count(`SELECT count(*) FROM "Event" WHERE "id" > ${start} AND "actor" = 'bench-import'`);
+      const slowestHad = await store.count(
+        `SELECT count(*) FROM "Event" WHERE "id" > ${start} AND "id" <= ${reached} AND "actor" = 'bench-import'`,
+      );
+      // The subscribers are far behind when the import ends (a million events to each): what arrived by then is tallied.
+      const importTally = await group.tally(last - start);
+      await importStats.close();
+      imported = {
+        items: options.importItems,
+        seconds: run.seconds,
+        events: importEvents,
+        slowestHad,
+        statsUpdatesPerSecond: importStatsUpdates / run.seconds,
+        cyclesPerSecond: importCycles / run.seconds,
+        cyclesRatio: importCycles / run.seconds / withoutRate,
+        tally: importTally,
+        loop: importLoop,
+      };
+      const errorCount =
+        importTally.errors.connection + importTally.errors.graphql + importTally.errors.completed + importTally.errors.malformed;
+      importCheck = {
+        label: `${where}: import: the command succeeded; no subscriber cut off, no event twice or out of order`,
+        ok: run.code === 0 && importEvents === options.importItems && importTally.duplicates === 0 && errorCount === 0,
+        detail: `exit code ${run.code}, ${int(importEvents)} ITEM_ADDED events; ${int(importTally.delivered)} deliveries had arrived; ${importTally.duplicates} duplicate or out of order; subscriber errors ${JSON.stringify(importTally.errors)}${run.code === 0 ? '' : `; output: ${run.output}`}`,
+      };
+      log(
+        `    imported in ${run.seconds.toFixed(1)} s; the slowest subscriber had ${int(slowestHad)} of its ${int(importEvents)} events by then; ${imported.statsUpdatesPerSecond.toFixed(1)} queueStats updates/s; ${imported.cyclesPerSecond.toFixed(1)} cycles/s meanwhile`,
+      );
+    }
 
     const subscriberProblems = (label: string, tally: Tally) => {
       const errorCount = tally.errors.connection + tally.errors.graphql + tally.errors.completed + tally.errors.malformed;
@@ -446,6 +521,7 @@ async function measureBackend(
       subscriberProblems('fan-out', fanTally),
       drained ? subscriberProblems('bulk', bulkTally) : lateBulk(where, bulkTally, options.bulkTimeoutMs),
     );
+    if (importCheck) verifications.push(importCheck);
     return {
       backend,
       items,
@@ -460,6 +536,7 @@ async function measureBackend(
       readsLoop,
       fanOut,
       bulk,
+      imported,
     };
   } finally {
     await group?.close();

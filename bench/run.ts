@@ -3,6 +3,7 @@
 //                [--no-scale|--scale-only] [--scale-items=SMALL,LARGE] [--scale-clients=N] [--scale-subscribers=N]
 //                [--no-postgres|--postgres-only] [--pg-clients=8,64] [--pg-instances=N] [--pg-repeats=N] [--pg-subscribers=N] [--pg-events=N]
 //                [--no-live-scale|--live-scale-only] [--live-scale-items=N] [--live-scale-pg-items=N] [--live-scale-subscribers=N]
+//                [--live-scale-import-items=N|--no-live-scale-import]
 //
 // In one run, side by side, per client count: GraphQL no-op queries/s and review cycles/s over HTTP
 // against a freshly built `node dist/main.js`, and the same cycle on raw better-sqlite3. Then, on a
@@ -84,7 +85,7 @@ function parseOptions(argv: string[]): Options {
   const flag = (name: string) => argv.includes(`--${name}`);
   const value = (name: string) => argv.find((arg) => arg.startsWith(`--${name}=`))?.slice(name.length + 3);
   const known =
-    /^--(quick|write|no-write|profile|keep|duration=.+|warmup=.+|clients=.+|profile-seconds=.+|profile-clients=.+|subscribers=.+|cross-subscribers=.+|events=.+|ws-workers=.+|expiry|no-expiry|leases=.+|no-live|no-scale|scale-only|scale-items=.+|scale-clients=.+|scale-subscribers=.+|no-postgres|postgres-only|pg-clients=.+|pg-instances=.+|pg-repeats=.+|pg-subscribers=.+|pg-events=.+|no-live-scale|live-scale-only|live-scale-items=.+|live-scale-pg-items=.+|live-scale-subscribers=.+)$/;
+    /^--(quick|write|no-write|profile|keep|duration=.+|warmup=.+|clients=.+|profile-seconds=.+|profile-clients=.+|subscribers=.+|cross-subscribers=.+|events=.+|ws-workers=.+|expiry|no-expiry|leases=.+|no-live|no-scale|scale-only|scale-items=.+|scale-clients=.+|scale-subscribers=.+|no-postgres|postgres-only|pg-clients=.+|pg-instances=.+|pg-repeats=.+|pg-subscribers=.+|pg-events=.+|no-live-scale|live-scale-only|live-scale-items=.+|live-scale-pg-items=.+|live-scale-subscribers=.+|live-scale-import-items=.+|no-live-scale-import)$/;
   const unknown = argv.filter((arg) => !known.test(arg));
   if (unknown.length > 0) throw new Error(`unknown argument(s): ${unknown.join(' ')}`);
   const quick = flag('quick');
@@ -176,6 +177,7 @@ function parseOptions(argv: string[]): Options {
         fanOutEvents: quick ? 100 : 500,
         bulkCalls: quick ? 4 : 20,
         bulkTimeoutMs: quick ? 120_000 : 300_000,
+        importItems: flag('no-live-scale-import') ? 0 : count('live-scale-import-items', quick ? 20_000 : 1_000_000, 10_000_000),
       };
   if (liveScaleItems < 2 * 500 + 1000)
     throw new Error('--live-scale-items must be at least 2,000 (leases are held in its last two batches)');

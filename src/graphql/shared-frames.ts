@@ -68,14 +68,34 @@ let lastFlush = 0;
 /** How long the next flush waits after the last one. */
 let interval = COALESCE_MS;
 
+/**
+ * Most milliseconds of writes in one turn of the event loop: a flush to 1,000 sockets takes 15 ms or
+ * more, so it goes in slices with a turn for requests between them.
+ */
+const FLUSH_SLICE_MS = 5;
+
 function flush(): void {
   flushing = null;
   lastFlush = performance.now();
   // Taken out of the set first: a socket held again while this runs waits for the next flush, not for none.
   const sockets = [...corked];
   corked.clear();
-  for (const socket of sockets) socket.uncork();
-  const took = performance.now() - lastFlush;
+  writeOut(sockets, 0, 0);
+}
+
+/** Uncorks `sockets` from `from` on, FLUSH_SLICE_MS at a time; `spent` is what the flush's earlier slices took. */
+function writeOut(sockets: readonly Socket[], from: number, spent: number): void {
+  const started = performance.now();
+  let next = from;
+  while (next < sockets.length) {
+    (sockets[next++] as Socket).uncork();
+    if (next % 16 === 0 && performance.now() - started >= FLUSH_SLICE_MS) break;
+  }
+  const took = spent + (performance.now() - started);
+  if (next < sockets.length) {
+    setImmediate(() => writeOut(sockets, next, took));
+    return;
+  }
   fanOutPace.writesMs += took;
   fanOutPace.flushes++;
   interval = Math.min(MAX_COALESCE_MS, Math.max(COALESCE_MS, took / FLUSH_SHARE));
