@@ -35,7 +35,7 @@ export const EVENT_TYPES = {
   PROPOSAL_RECONCILED: 'An admin settled an unknown outcome: executed (with evidence) or not executed.',
   MANUAL_EXECUTION_RECORDED: 'An executor recorded that the action was carried out by hand.',
   OPERATION_REFUSED:
-    'An authenticated principal attempted a change and was refused (missing role, not the holder, self-review, or a broken rule); details say which operation and why.',
+    'An authenticated principal attempted a change and was refused (missing role, not the holder, self-review, or a broken rule); details say which operation and why. Past 20 refusals in a minute, one event sums up the rest: details.count, windowStart and windowEnd.',
 } as const;
 
 export type EventType = keyof typeof EVENT_TYPES;

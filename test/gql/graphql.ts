@@ -161,7 +161,7 @@ export type EventType =
   | 'LEASE_RENEWED'
   /** An executor recorded that the action was carried out by hand. */
   | 'MANUAL_EXECUTION_RECORDED'
-  /** An authenticated principal attempted a change and was refused (missing role, not the holder, self-review, or a broken rule); details say which operation and why. */
+  /** An authenticated principal attempted a change and was refused (missing role, not the holder, self-review, or a broken rule); details say which operation and why. Past 20 refusals in a minute, one event sums up the rest: details.count, windowStart and windowEnd. */
   | 'OPERATION_REFUSED'
   /** One reviewer approved the revision; more may be required by the risk level’s policy. */
   | 'PROPOSAL_APPROVAL_RECORDED'
