@@ -8,8 +8,9 @@ import { isatty, ReadStream } from 'node:tty';
 import type { Item } from '../db/client.js';
 import { claimState } from '../domain/lease.js';
 import { checkDecisionArguments, type Decision } from '../domain/review.js';
-import { LIMITS, validateText, validateToken } from '../domain/validation.js';
+import { LIMITS, validateToken } from '../domain/validation.js';
 import type { Namespace } from './argparse.js';
+import { argumentText } from './argument-bytes.js';
 import { cliActor, createNew, type OpenDatabase, withDatabase as withExisting } from './database.js';
 import { CliError } from './output.js';
 import { pythonJsonLoads, pythonPath } from './python.js';
@@ -116,7 +117,7 @@ function withDatabase<T>(db: string, work: (deps: OpenDatabase) => Promise<T>): 
 }
 
 async function init(args: Namespace): Promise<Result> {
-  const categories = (args.category as string[]).map((name) => validateText(name, 'category', LIMITS.category));
+  const categories = (args.category as string[]).map((name) => argumentText(name, 'category', LIMITS.category));
   if (new Set(categories).size !== categories.length) throw new CliError('duplicate_category', 'A category is listed more than once.');
   const database = pythonPath(args.db as string);
   const { addCategories } = await services.categories();
@@ -130,10 +131,10 @@ async function init(args: Namespace): Promise<Result> {
 
 async function add(args: Namespace): Promise<Result> {
   const item = {
-    batchId: validateText(args.batch_id as string, 'batch_id', LIMITS.batchId),
-    recordId: validateText(args.record_id as string, 'record_id', LIMITS.recordId),
-    proposedCategory: validateText(args.proposed_category as string, 'proposed_category', LIMITS.category),
-    reason: validateText(args.reason as string, 'reason', LIMITS.reason),
+    batchId: argumentText(args.batch_id as string, 'batch_id', LIMITS.batchId),
+    recordId: argumentText(args.record_id as string, 'record_id', LIMITS.recordId),
+    proposedCategory: argumentText(args.proposed_category as string, 'proposed_category', LIMITS.category),
+    reason: argumentText(args.reason as string, 'reason', LIMITS.reason),
   };
   const { addItem } = await services.items();
   const added = await withDatabase(args.db as string, (deps) => addItem(deps, cliActor(), item));
@@ -141,7 +142,7 @@ async function add(args: Namespace): Promise<Result> {
 }
 
 async function claim(args: Namespace): Promise<Result> {
-  const reviewer = validateText(args.reviewer as string, 'reviewer', LIMITS.reviewer);
+  const reviewer = argumentText(args.reviewer as string, 'reviewer', LIMITS.reviewer);
   const { claimItem } = await services.leases();
   const claimed = await withDatabase(args.db as string, (deps) =>
     claimItem(deps, { name: reviewer, authenticated: false }, { leaseSeconds: args.lease_seconds as number }),
@@ -182,6 +183,7 @@ async function decide(args: Namespace): Promise<Result> {
   const decision = (args.decision as string).toUpperCase() as Decision;
   const category = args.category as string | null;
   checkDecisionArguments(decision, category);
+  if (category !== null) argumentText(category, 'category', LIMITS.category);
   const { decideItem } = await services.decisions();
   const item = await withDatabase(args.db as string, (deps) => decideItem(deps, cliActor(), { token, decision, category }));
   return {
@@ -194,8 +196,8 @@ async function decide(args: Namespace): Promise<Result> {
 }
 
 async function show(args: Namespace): Promise<Result> {
-  const batchId = validateText(args.batch_id as string, 'batch_id', LIMITS.batchId);
-  const recordId = validateText(args.record_id as string, 'record_id', LIMITS.recordId);
+  const batchId = argumentText(args.batch_id as string, 'batch_id', LIMITS.batchId);
+  const recordId = argumentText(args.record_id as string, 'record_id', LIMITS.recordId);
   const { findItemByKey } = await services.queries();
   const { item, now } = await withDatabase(args.db as string, async (deps) => {
     const found: Item = await findItemByKey(deps, batchId, recordId);

@@ -19,7 +19,7 @@ import {
   type RiskLevel,
   transition,
 } from '../domain/proposal.js';
-import { LIMITS, validateLeaseSeconds, validateText, validateToken } from '../domain/validation.js';
+import { LIMITS, validateJsonStrings, validateLeaseSeconds, validateText, validateToken } from '../domain/validation.js';
 import type { Actor, ServiceDeps } from './context.js';
 
 export const PROPOSAL_LIMITS = {
@@ -79,6 +79,7 @@ function jsonText(value: unknown, field: string, mustBeObject = false): string {
   if (nestsDeeperThan(value, MAX_JSON_DEPTH)) {
     throw new DomainError('INVALID_JSON', `${field} must not nest deeper than ${MAX_JSON_DEPTH} levels.`, field);
   }
+  validateJsonStrings(value, field);
   if (mustBeObject && (value === null || typeof value !== 'object' || Array.isArray(value))) {
     throw new DomainError('INVALID_JSON', `${field} must be a JSON object.`, field);
   }
@@ -648,6 +649,7 @@ export async function reportExecutionResult(
   input: { token: string; outcome: ExecutionOutcome; response?: unknown; correlationId?: string | null },
 ): Promise<Proposal> {
   const response = input.response === undefined ? null : jsonText(input.response, 'response');
+  const correlationId = input.correlationId == null ? null : validateText(input.correlationId, 'correlationId', LIMITS.reason);
   return deps.db.write(async (tx, sql) => {
     const now = deps.clock.now();
     const held = await heldBy(tx, input.token, actor, now, 'EXECUTION');
@@ -658,7 +660,7 @@ export async function reportExecutionResult(
     if (attempt) {
       await tx.executionAttempt.update({
         where: { id: attempt.id },
-        data: { outcome: input.outcome, response, finishedAt: now, correlationId: input.correlationId ?? attempt.correlationId },
+        data: { outcome: input.outcome, response, finishedAt: now, correlationId: correlationId ?? attempt.correlationId },
       });
     }
     const valid = approvalStillValid(held, now);
