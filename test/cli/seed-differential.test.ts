@@ -5,9 +5,20 @@ import { execFileSync } from 'node:child_process';
 import { closeSync, constants, mkdirSync, openSync, renameSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { addArgs as add, CATEGORIES, Differential, jsonLines, observe, scenario as run, seedAvailable, useSeedScript } from './support.js';
+import {
+  addArgs as add,
+  CATEGORIES,
+  Differential,
+  jsonLines,
+  observe,
+  scenario as run,
+  SEED_A_MISSING,
+  SEED_A_TESTS_RUN,
+  seedAvailable,
+  useSeedScript,
+} from './support.js';
 
-describe('leasehold vs seed A (review_leases.py)', () => {
+describe.runIf(SEED_A_TESTS_RUN)(`leasehold vs seed A (review_leases.py)${SEED_A_MISSING}`, () => {
   it('finds seed A beside the checkout (shared/seeds/)', () => {
     expect(seedAvailable()).toBe(true);
   });

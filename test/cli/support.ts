@@ -14,7 +14,7 @@ import { seedScriptText } from './seed-script.js';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export const BIN = path.join(ROOT, 'bin', 'leasehold.js');
-export { SEED_A_FILE, seedAvailable, seedScriptText } from './seed-script.js';
+export { SEED_A_FILE, SEED_A_MISSING, SEED_A_TESTS_RUN, seedAvailable, seedScriptText } from './seed-script.js';
 
 export function tempDir(prefix = 'leasehold-cli-'): { dir: string; cleanup(): void } {
   const dir = mkdtempSync(path.join(tmpdir(), prefix));
