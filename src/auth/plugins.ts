@@ -90,23 +90,25 @@ interface ExecuteArgs {
  * `collectFields` does: through inline fragments and fragment spreads, honouring @skip and @include
  * with the request's variables, one entry per response key (aliases are separate fields). Looking
  * only at the top-level Field nodes let fragment-wrapped fields past every check. Empty when the
- * operation is not a mutation, or when its variables are invalid (execution then runs nothing).
+ * operation is not a mutation.
  */
 function mutationRootFields(args: ExecuteArgs): Map<string, FieldNode> {
   const fields = new Map<string, FieldNode>();
   const operation = operationOf(args.document, args.operationName);
   const root = args.schema.getMutationType();
   if (operation?.operation !== 'mutation' || !root) return fields;
+  // Invalid variables fail the whole operation before anything runs; the caller is still refused for a
+  // field it may not use first, so then every field a directive could include is collected.
   const coerced = getVariableValues(args.schema, operation.variableDefinitions ?? [], args.variableValues ?? {});
-  if (coerced.errors) return fields;
-  const variables = coerced.coerced;
+  const variables = coerced.errors ? null : coerced.coerced;
   const fragments = new Map<string, FragmentDefinitionNode>();
   for (const definition of args.document.definitions) {
     if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
   }
   const included = (node: Parameters<typeof getDirectiveValues>[1]) =>
-    getDirectiveValues(GraphQLSkipDirective, node, variables)?.if !== true &&
-    getDirectiveValues(GraphQLIncludeDirective, node, variables)?.if !== false;
+    variables === null ||
+    (getDirectiveValues(GraphQLSkipDirective, node, variables)?.if !== true &&
+      getDirectiveValues(GraphQLIncludeDirective, node, variables)?.if !== false);
   const applies = (typeCondition: NamedTypeNode | undefined) => {
     if (!typeCondition) return true;
     const condition = args.schema.getType(typeCondition.name.value);
