@@ -146,9 +146,20 @@ export class ConfigError extends Error {}
 export type DatabaseLocation = { dialect: 'sqlite'; file: string } | { dialect: 'postgresql'; url: string };
 
 const POSTGRES_URL = /^postgres(ql)?:\/\//i;
+/** A URL scheme (two letters or more, so a Windows drive letter is still a path). */
+const URL_SCHEME = /^([a-z][a-z0-9+.-]+):/i;
 
-/** `postgresql://…` or `postgres://…` → PostgreSQL; anything else names a SQLite file. */
+/**
+ * `postgresql://…` or `postgres://…` → PostgreSQL; `file:…` or a bare path names a SQLite file. Any
+ * other scheme (`mysql://…`) is refused: read as a path it would make a directory named `mysql:`.
+ */
 export function databaseLocation(url: string, cwd = process.cwd()): DatabaseLocation {
+  const scheme = URL_SCHEME.exec(url)?.[1]?.toLowerCase();
+  if (scheme !== undefined && scheme !== 'file' && !POSTGRES_URL.test(url)) {
+    throw new ConfigError(
+      `Invalid configuration: DATABASE_URL: unsupported scheme "${scheme}:". Use file:path/to/leasehold.db (SQLite) or postgresql://user:password@host:5432/database (PostgreSQL).`,
+    );
+  }
   if (POSTGRES_URL.test(url)) {
     try {
       new URL(url);
@@ -185,7 +196,7 @@ export function describeDatabase(location: DatabaseLocation): string {
 
 /** `file:relative/or/absolute.db` (or a bare path) → absolute file path. */
 export function databaseFileFromUrl(url: string, cwd = process.cwd()): string {
-  const withoutScheme = url.startsWith('file:') ? url.slice('file:'.length) : url;
+  const withoutScheme = /^file:/i.test(url) ? url.slice('file:'.length) : url;
   const filePath = withoutScheme.split('?')[0] ?? withoutScheme;
   if (filePath === '' || filePath === ':memory:') {
     throw new ConfigError('DATABASE_URL must name a SQLite file, e.g. file:./data/leasehold.db');
