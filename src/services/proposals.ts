@@ -422,7 +422,7 @@ export async function reviewProposal(deps: ProposalDeps, actor: Actor, input: Re
     if (input.revision !== held.revision || (input.fingerprint != null && input.fingerprint !== held.fingerprint)) {
       throw new DomainError(
         'REVISION_MISMATCH',
-        `You reviewed revision ${input.revision}${input.fingerprint != null ? ` with fingerprint ${input.fingerprint.slice(0, 40)}` : ''}, but the proposal is revision ${held.revision} with another fingerprint; look at it again.`,
+        `You reviewed revision ${input.revision}${input.fingerprint != null ? ` with fingerprint ${[...input.fingerprint].slice(0, 40).join('')}` : ''}, but the proposal is revision ${held.revision} with another fingerprint; look at it again.`,
         input.revision !== held.revision ? 'revision' : 'fingerprint',
       );
     }
