@@ -22,12 +22,20 @@ import type { Logger } from '../logger.js';
 import { AuthenticationError, type Authenticator } from './authenticator.js';
 import type { RateLimiter } from './rate-limit.js';
 
-/** The 401 every refused credential gets, the same over every path. */
-export function unauthenticatedResponse(fetchAPI: { Response: typeof Response }, message: string): Response {
+/**
+ * The 401 every refused credential gets, the same over every path. Its media type is the one the
+ * caller's Accept header lists first of the two GraphQL over HTTP answers in JSON, as Yoga chooses
+ * for every other answer (application/json unless application/graphql-response+json comes first).
+ */
+export function unauthenticatedResponse(fetchAPI: { Response: typeof Response }, message: string, accept: string | null = null): Response {
+  const asked = (accept ?? '').split(',').map((entry) => entry.split(';')[0]?.trim().toLowerCase());
+  const mediaType = asked.find(
+    (type) => type === 'application/graphql-response+json' || type === 'application/json' || type === 'application/*' || type === '*/*',
+  );
   return new fetchAPI.Response(JSON.stringify({ errors: [{ message, extensions: { code: 'UNAUTHENTICATED' } }] }), {
     status: 401,
     headers: {
-      'content-type': 'application/json; charset=utf-8',
+      'content-type': `${mediaType === 'application/graphql-response+json' ? mediaType : 'application/json'}; charset=utf-8`,
       'www-authenticate': 'Bearer realm="leasehold"',
     },
   });
@@ -65,7 +73,7 @@ export function authentication(
         const tooMany = failedAuthenticationLimit?.(serverContext, fetchAPI);
         if (tooMany) return endResponse(tooMany);
         logger.info({ path: url.pathname, reason: error.message }, 'refused an unauthenticated request');
-        endResponse(unauthenticatedResponse(fetchAPI, error.message));
+        endResponse(unauthenticatedResponse(fetchAPI, error.message, request.headers.get('accept')));
       }
     },
   };
