@@ -28,6 +28,8 @@ const schema = z.object({
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
   METRICS_PUBLIC: z.enum(['true', 'false']).default('false'),
   INTROSPECTION: z.enum(['true', 'false']).default('true'),
+  CORS_ORIGINS: z.string().optional(),
+  NODE_ENV: z.string().optional(),
   BOOTSTRAP_ADMIN_KEY: z.enum(['true', 'false']).default('true'),
   RATE_LIMIT_PER_SECOND: z.coerce.number().min(0).max(100_000).default(50),
   RATE_LIMIT_BURST: z.coerce.number().int().min(1).max(100_000).default(100),
@@ -71,6 +73,35 @@ function approvalPolicies(text: string | undefined): Policies {
   return { ...DEFAULT_POLICIES, ...parsed.data };
 }
 
+/** During development a page served from this machine (a dev server on any port) may call the API. */
+const DEVELOPMENT_CORS_ORIGINS = ['http://localhost:*', 'http://127.0.0.1:*'];
+
+/**
+ * CORS_ORIGINS: comma-separated origins (`https://app.example.com`, `http://localhost:*` for any port).
+ * Unset, no other origin may call the API, except this machine's when NODE_ENV is development.
+ */
+function corsOrigins(text: string | undefined, nodeEnv: string | undefined): string[] {
+  if (text === undefined) return nodeEnv === 'development' ? DEVELOPMENT_CORS_ORIGINS : [];
+  return text
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '')
+    .map(corsOrigin);
+}
+
+/** `https://app.example.com/` → `https://app.example.com`, as browsers send it; `http://localhost:*` stays. */
+function corsOrigin(entry: string): string {
+  const anyPort = entry.endsWith(':*');
+  const text = anyPort ? entry.slice(0, -2) : entry;
+  const url = URL.canParse(text) ? new URL(text) : null;
+  if (!url || !/^https?:$/.test(url.protocol) || url.pathname !== '/' || url.search || url.hash || url.username || (anyPort && url.port)) {
+    throw new ConfigError(
+      `Invalid configuration: CORS_ORIGINS: "${entry}" is not an origin (http(s)://host[:port], or http(s)://host:* for any port)`,
+    );
+  }
+  return anyPort ? `${url.origin}:*` : url.origin;
+}
+
 export interface Config {
   host: string;
   port: number;
@@ -95,6 +126,8 @@ export interface Config {
   metricsPublic: boolean;
   /** Answer introspection queries (authenticated callers only, like every operation). */
   introspection: boolean;
+  /** Origins whose web pages may call the API from a browser (CORS); `scheme://host:*` allows any port. */
+  corsOrigins: readonly string[];
   /** On a database that has never had an API key, make an ADMIN key at start-up and print it once. */
   bootstrapAdminKey: boolean;
   /** Mutations per second per principal (token bucket, per process); 0 turns the limit off. */
@@ -227,6 +260,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     shutdownTimeoutMs: values.SHUTDOWN_TIMEOUT_MS,
     metricsPublic: values.METRICS_PUBLIC === 'true',
     introspection: values.INTROSPECTION === 'true',
+    corsOrigins: corsOrigins(values.CORS_ORIGINS, values.NODE_ENV),
     bootstrapAdminKey: values.BOOTSTRAP_ADMIN_KEY === 'true',
     rateLimit: { perSecond: values.RATE_LIMIT_PER_SECOND, burst: values.RATE_LIMIT_BURST },
     jwt: jwtConfig(values),

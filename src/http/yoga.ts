@@ -27,6 +27,7 @@ import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
 import { REFUSAL_WINDOW, RefusalLog } from '../services/refusals.js';
 import { clientErrors } from './client-errors.js';
+import { crossOrigin } from './cors.js';
 import { credentialStreams } from './credential-streams.js';
 import { metricsEndpoint } from './metrics-endpoint.js';
 import { operationContext } from './operation-context.js';
@@ -45,7 +46,7 @@ export interface GraphQLYogaOptions {
   /** Null when metrics are off: /metrics is then an ordinary 404. */
   metrics: Metrics | null;
   config: Pick<Config, 'graphiql' | 'maxBodyBytes'> &
-    Partial<Pick<Config, 'metricsPublic' | 'introspection' | 'rateLimit' | 'approvalPolicies'>>;
+    Partial<Pick<Config, 'metricsPublic' | 'introspection' | 'rateLimit' | 'approvalPolicies' | 'corsOrigins'>>;
   /** True once the app is stopping: /ready answers 503 from then on. */
   stopping: () => boolean;
 }
@@ -65,6 +66,8 @@ export function createGraphQLYoga(options: GraphQLYogaOptions): GraphQLYoga {
     graphqlEndpoint: '/graphql',
     healthCheckEndpoint: '/health',
     landingPage: false,
+    // crossOrigin below, with the allowlist; Yoga's own CORS would let every origin in.
+    cors: false,
     // Subscriptions from GraphiQL go over SSE: its WebSocket client sends no Headers-pane values
     // (so no credential), while SSE requests carry them like every other request.
     graphiql: config.graphiql ? { title: 'Leasehold', defaultQuery: TUTORIAL_DOCUMENT, subscriptionsProtocol: 'SSE' } : false,
@@ -75,6 +78,7 @@ export function createGraphQLYoga(options: GraphQLYogaOptions): GraphQLYoga {
     context: operationContext({ db, clock, live, logger, authenticator, policies, ids, principals, refusalLog, refusalLimiter }),
     plugins: [
       requestIds(logger, ids),
+      crossOrigin(config.corsOrigins ?? []),
       dashboard(logger),
       authentication({
         authenticator,
