@@ -29,6 +29,7 @@ import { REFUSAL_WINDOW, RefusalLog } from '../services/refusals.js';
 import { clientErrors } from './client-errors.js';
 import { crossOrigin } from './cors.js';
 import { credentialStreams } from './credential-streams.js';
+import { hideFieldSuggestions } from './field-suggestions.js';
 import { metricsEndpoint } from './metrics-endpoint.js';
 import { operationContext } from './operation-context.js';
 import { readiness } from './readiness.js';
@@ -92,7 +93,7 @@ export function createGraphQLYoga(options: GraphQLYogaOptions): GraphQLYoga {
       requestShape(),
       useCSRFPrevention({ requestHeaders: ['x-graphql-yoga-csrf'] }),
       queryLimits(),
-      ...(config.introspection === false ? [useDisableIntrospection()] : []),
+      ...(config.introspection === false ? [useDisableIntrospection(), hideFieldSuggestions()] : []),
       // Before the authorization, whose refusals it limits.
       refusalRateLimit(refusalLimiter, (context) => (context as GraphQLContext).principal ?? null),
       // Refusals still only counted reach the history on a graceful stop too.
