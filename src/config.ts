@@ -42,6 +42,8 @@ const schema = z.object({
   JWT_ROLES_CLAIM: z.string().min(1).default('roles'),
   JWT_CLOCK_TOLERANCE_SECONDS: z.coerce.number().int().min(0).max(300).default(5),
   APPROVAL_POLICIES: z.string().optional(),
+  SUBSCRIPTIONS_PER_CONNECTION: z.coerce.number().int().min(1).max(100_000).default(100),
+  SUBSCRIPTIONS_PER_PRINCIPAL: z.coerce.number().int().min(1).max(1_000_000).default(500),
 });
 
 const policySchema = z.strictObject({
@@ -136,6 +138,8 @@ export interface Config {
   jwt: JwtConfig | null;
   /** Approval policy per risk level for action proposals. */
   approvalPolicies: Policies;
+  /** Open subscriptions per WebSocket connection, and per principal in this process over every transport. */
+  subscriptionLimits: { perConnection: number; perPrincipal: number };
 }
 
 export interface JwtConfig {
@@ -265,5 +269,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rateLimit: { perSecond: values.RATE_LIMIT_PER_SECOND, burst: values.RATE_LIMIT_BURST },
     jwt: jwtConfig(values),
     approvalPolicies: approvalPolicies(values.APPROVAL_POLICIES),
+    subscriptionLimits: { perConnection: values.SUBSCRIPTIONS_PER_CONNECTION, perPrincipal: values.SUBSCRIPTIONS_PER_PRINCIPAL },
   };
 }

@@ -9,6 +9,8 @@ import { DateTimeResolver, JSONObjectResolver, JSONResolver } from 'graphql-scal
 import { can, PERMISSIONS, type Permission } from '../domain/access.js';
 import { DomainError, ERROR_CODES } from '../domain/errors.js';
 import type { GraphQLContext } from './context.js';
+import { checkListArguments } from './list-limits.js';
+import { SUBSCRIPTION_LIMITS_PLUGIN } from './subscription-limits.js';
 
 const NODE_TYPES = new Set(['Item', 'Event', 'Proposal']);
 
@@ -23,9 +25,11 @@ function decodeGlobalId(globalId: string): { typename: string; id: string } {
 }
 
 /**
- * The cost model: each field costs 1; a connection multiplies what is selected under it by the page
- * it asks for (first/last, default 20, at most 100); other lists by 10. The limit lets a page of 100
- * items with every field through, or 20 items with 20 events each, but not 100 × 100.
+ * The cost model: each field costs 1, and 1 more per value in the lists of its arguments (whose lengths
+ * are bounded first, src/graphql/list-limits.ts); a connection multiplies what is selected under it by
+ * the page it asks for (first/last, default 20, at most 100); a list answered one per value of a list
+ * argument (`nodes(ids:)`) by that list's length; other lists by 10. The limit lets a page of 100 items
+ * with every field through, or 20 items with 20 events each, but not 100 × 100.
  */
 export const QUERY_COST_LIMIT = 5_000;
 const DEFAULT_PAGE = 20;
@@ -35,13 +39,16 @@ function fieldComplexity(
   _context: GraphQLContext,
   field: GraphQLField<unknown, GraphQLContext, Record<string, unknown>>,
 ) {
+  const lists = checkListArguments(field, args);
+  const cost = 1 + lists.values;
   if (field.args.some((arg) => arg.name === 'first')) {
     const page = typeof args.first === 'number' ? args.first : typeof args.last === 'number' ? args.last : DEFAULT_PAGE;
-    return { field: 1, multiplier: Math.min(Math.max(page, 1), 100) };
+    return { field: cost, multiplier: Math.min(Math.max(page, 1), 100) };
   }
   // A connection's edges are already counted by its page size.
   if (field.name === 'edges') return { field: 1, multiplier: 1 };
-  return { field: 1, multiplier: isListType(getNullableType(field.type)) ? 10 : 1 };
+  if (!isListType(getNullableType(field.type))) return { field: cost, multiplier: 1 };
+  return { field: cost, multiplier: lists.longest ?? 10 };
 }
 
 /** One auth scope per permission of src/domain/access.ts; each is true when the caller has a role that grants it. */
@@ -80,7 +87,7 @@ export const builder = new SchemaBuilder<{
 }>({
   defaultFieldNullability: false,
   // Scope-auth first, so a refusal is a top-level FORBIDDEN error rather than a UserError in the union.
-  plugins: [ScopeAuthPlugin, ErrorsPlugin, RelayPlugin, ComplexityPlugin],
+  plugins: [ScopeAuthPlugin, ErrorsPlugin, RelayPlugin, ComplexityPlugin, SUBSCRIPTION_LIMITS_PLUGIN],
   complexity: {
     fieldComplexity,
     limit: { complexity: QUERY_COST_LIMIT },

@@ -11,6 +11,7 @@ import type { Database } from '../db/client.js';
 import type { Principal } from '../domain/access.js';
 import type { Clock } from '../domain/clock.js';
 import type { GraphQLContext } from '../graphql/context.js';
+import { variableListsRefusal } from '../graphql/list-limits.js';
 import { MAX_DOCUMENT_CHARS } from '../http/request-limits.js';
 import type { Logger } from '../logger.js';
 import { releaseLease } from '../services/leases.js';
@@ -105,7 +106,10 @@ export function serveGraphQLOverWebSocket(options: GraphQLWebSocketOptions): Gra
             rootValue: { execute, subscribe },
           };
           const errors = validate(args.schema, args.document);
-          return errors.length > 0 ? errors : args;
+          if (errors.length > 0) return errors;
+          // Over-long lists in the variables are refused before GraphQL spends its time coercing them.
+          const lists = variableListsRefusal(args.schema, args.document, args.operationName, args.variableValues);
+          return lists ? [lists] : args;
         } catch (error) {
           if (error instanceof GraphQLError) return [error];
           throw error;
