@@ -12,7 +12,10 @@ import type { Actor, ServiceDeps } from './context.js';
 export const API_KEY_PREFIX = 'lhk_';
 /** 256 random bits, URL-safe base64: 43 characters after the prefix. */
 const API_KEY_SHAPE = /^lhk_[A-Za-z0-9_-]{43}$/;
-/** How much of the key listings show. */
+/**
+ * How much of the key listings show (ADMINs only): the fixed `lhk_` and 8 characters of the secret.
+ * The history, which every role reads, names a key by its id and never carries any of it.
+ */
 const SHOWN_PREFIX_LENGTH = 12;
 
 export function hashApiKey(key: string): string {
@@ -77,7 +80,7 @@ async function issue(tx: WriteArgs[0], sql: WriteArgs[1], now: Date, actor: Acto
     type: 'API_KEY_CREATED',
     actor: actor.name,
     at: now,
-    details: { keyId: record.id, name, roles: record.roles, prefix: record.prefix },
+    details: { keyId: record.id, name, roles: record.roles },
   });
   return { key, record };
 }
@@ -94,7 +97,7 @@ export async function revokeApiKey(deps: ServiceDeps, actor: Actor, id: number):
       type: 'API_KEY_REVOKED',
       actor: actor.name,
       at: now,
-      details: { keyId: id, name: existing.name, prefix: existing.prefix },
+      details: { keyId: id, name: existing.name },
     });
     return revoked;
   });
