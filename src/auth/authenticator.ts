@@ -23,6 +23,12 @@ const TOUCH_EVERY_MS = 60_000;
 const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i;
 const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
 const MAX_CREDENTIAL_LENGTH = 8_192;
+/**
+ * Names the server records as the actor of its own changes: `system` (lapsed leases and proposals, the
+ * first-run key, a closed connection's release) and `cli` or `cli:<user>` (the command line, see
+ * src/cli/database.ts). A token claiming one would pass its changes off as the server's.
+ */
+const SERVER_NAMES = /^(system|cli(:.*)?)$/is;
 
 export interface AuthenticatorOptions extends ServiceDeps {
   jwt: JwtConfig | null;
@@ -183,6 +189,12 @@ export class Authenticator {
       name = validateText(rawName, jwt.nameClaim, LIMITS.reviewer);
     } catch {
       throw new AuthenticationError(`The token's "${jwt.nameClaim}" claim must be 1–100 characters without control characters.`);
+    }
+    // Compatibility forms too: "ｓｙｓｔｅｍ" (full-width) reads as "system" in the history.
+    if (SERVER_NAMES.test(name.normalize('NFKC'))) {
+      throw new AuthenticationError(
+        `The token's "${jwt.nameClaim}" claim names "${name}", which the server uses for its own changes: no token may claim it.`,
+      );
     }
     const roles = rolesFrom(claimAt(payload, jwt.rolesClaim));
     if (roles.size === 0) {
