@@ -6,12 +6,13 @@ import type pg from 'pg';
 import type { DatabaseLocation } from '../config.js';
 import { type Prisma, PrismaClient } from '../generated/prisma/client.js';
 import { type EventTail, SqliteEventTail } from './event-tail.js';
-import { type BatchRunner, GroupCommit } from './group-commit.js';
+import { type BatchRunner, GroupCommit, type LockWait } from './group-commit.js';
 import { migrateDatabase } from './migrate.js';
 import { migratePostgres } from './migrate-postgres.js';
 import { PostgresEventTail } from './postgres-tail.js';
 import { sqliteAdapter } from './sqlite-adapter.js';
 import { numberPlaceholders, PostgresTxSql, type SqlValue, sqliteValue, type TxSql, WriterStatements } from './tx-sql.js';
+import { sqliteLockWait } from './write-lock.js';
 
 export type { ApiKey, Category, Event, ExecutionAttempt, Item, Proposal, ProposalApproval } from '../generated/prisma/client.js';
 export type {
@@ -36,6 +37,11 @@ export interface DatabaseOptions {
   file?: string;
   /** A SQLite file or a PostgreSQL URL; wins over `file`. */
   location?: DatabaseLocation;
+  /**
+   * SQLite: the longest a write waits for another process's write lock, in all (default 10 s). The
+   * writer does not sleep on the lock: it retries off the event loop (see write-lock.ts); a write that
+   * runs out of time fails with DatabaseBusyError.
+   */
   busyTimeoutMs?: number;
   synchronous?: 'NORMAL' | 'FULL';
   /** Longest an interactive transaction may wait for this process's writer connection. */
@@ -74,10 +80,12 @@ export interface Database {
 }
 
 /**
- * A write statement that changes nothing but makes SQLite take the RESERVED lock.
- * The adapter only issues a deferred BEGIN; a transaction that reads first and writes
- * later can fail with SQLITE_BUSY_SNAPSHOT when another process commits in between,
- * whatever the busy timeout. Taking the lock up front makes it wait instead.
+ * A write statement that changes nothing but makes SQLite take the RESERVED lock, as BEGIN IMMEDIATE
+ * would. The adapter only issues a deferred BEGIN (and cannot be made to say IMMEDIATE: when its BEGIN
+ * fails it never releases its own mutex, so one busy BEGIN would stall every later write). A
+ * transaction that reads first and writes later can fail with SQLITE_BUSY_SNAPSHOT when another
+ * process commits in between; taking the lock first, before any job runs, means a lock held elsewhere
+ * fails the batch before it has done anything, and GroupCommit tries it again.
  */
 const TAKE_WRITE_LOCK = 'UPDATE "Category" SET "name" = "name" WHERE 0';
 
@@ -112,10 +120,11 @@ async function openSqlite(file: string, options: DatabaseOptions): Promise<Datab
   const writer = new PrismaClient({
     adapter: sqliteAdapter({
       file,
-      busyTimeoutMs,
+      // A lock held elsewhere fails at once; GroupCommit waits for it without stopping the event loop.
+      busyTimeoutMs: 0,
       readonly: false,
       pragmas: ['PRAGMA foreign_keys = ON', `PRAGMA synchronous = ${options.synchronous ?? 'NORMAL'}`],
-      onConnect: (prepare) => statements.attach(prepare),
+      onConnect: (prepare, connection) => statements.attach(prepare, connection),
     }),
   });
   const reader = new PrismaClient({
@@ -126,20 +135,28 @@ async function openSqlite(file: string, options: DatabaseOptions): Promise<Datab
 
   const maxWait = options.maxWaitMs ?? 15_000;
   return assemble({ dialect: 'sqlite', file }, writer, reader, {
-    runBatch: (runJobs) =>
-      writer.$transaction(
-        async (tx) => {
-          const sql = statements.begin();
-          try {
-            await sql.run(TAKE_WRITE_LOCK);
-            return await runJobs(tx, sql);
-          } finally {
-            statements.end(sql);
-          }
-        },
-        { maxWait, timeout: maxWait + busyTimeoutMs },
-      ),
+    runBatch: async (runJobs) => {
+      try {
+        return await writer.$transaction(
+          async (tx) => {
+            const sql = statements.begin();
+            try {
+              await sql.run(TAKE_WRITE_LOCK);
+              return await runJobs(tx, sql);
+            } finally {
+              statements.end(sql);
+            }
+          },
+          { maxWait, timeout: maxWait + busyTimeoutMs },
+        );
+      } catch (error) {
+        // Nothing of a failed batch stays: the next attempt, or the next batch, starts clean.
+        statements.rollBackLeftover();
+        throw error;
+      }
+    },
     openTail: async () => new SqliteEventTail(file, busyTimeoutMs),
+    lockWait: sqliteLockWait(busyTimeoutMs),
   });
 }
 
@@ -219,12 +236,18 @@ function assemble(
     openTail: () => Promise<EventTail>;
     close?: () => Promise<void>;
     onWriteLocked?: Database['onWriteLocked'];
+    lockWait?: LockWait;
   },
 ): Database {
   const commitListeners = new Set<() => void>();
-  const commits = new GroupCommit<WriteTx>(backend.runBatch, 64, () => {
-    for (const listener of commitListeners) listener();
-  });
+  const commits = new GroupCommit<WriteTx>(
+    backend.runBatch,
+    64,
+    () => {
+      for (const listener of commitListeners) listener();
+    },
+    backend.lockWait,
+  );
   return {
     dialect: location.dialect,
     location,

@@ -8,6 +8,8 @@ export interface Job<Tx, T> {
   work: (tx: Tx, sql: TxSql) => Promise<T>;
   resolve: (value: T) => void;
   reject: (error: unknown) => void;
+  /** performance.now() when the job was submitted: its wait for the write lock counts from here. */
+  submittedAt: number;
 }
 
 type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
@@ -18,6 +20,21 @@ type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
  */
 export type BatchRunner<Tx> = (runJobs: (tx: Tx, sql: TxSql) => Promise<Outcome[]>) => Promise<Outcome[]>;
 
+/**
+ * How a batch waits for a write lock held by another process, when the backend reports that at once
+ * instead of waiting itself (SQLite: see write-lock.ts).
+ */
+export interface LockWait {
+  /** True for an error meaning the lock was held: the batch is rolled back whole and tried again. */
+  isBusy(error: unknown): boolean;
+  /** The longest a job waits for the lock, counted from its submission. */
+  totalMs: number;
+  /** The pause after the `attempt`-th failed attempt in a row (1, 2, …). */
+  delayMs(attempt: number): number;
+  /** What a job that waited `totalMs` in vain is rejected with. */
+  gaveUp(waitedMs: number): Error;
+}
+
 export class GroupCommit<Tx> {
   private queue: Job<Tx, unknown>[] = [];
   private running = false;
@@ -27,11 +44,12 @@ export class GroupCommit<Tx> {
     private readonly maxBatch = 64,
     /** Called after every successful COMMIT, before the batch's writes are acknowledged. */
     private readonly afterCommit: () => void = () => {},
+    private readonly lockWait: LockWait | null = null,
   ) {}
 
   submit<T>(work: (tx: Tx, sql: TxSql) => Promise<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.queue.push({ work, resolve, reject } as Job<Tx, unknown>);
+      this.queue.push({ work, resolve, reject, submittedAt: performance.now() } as Job<Tx, unknown>);
       if (!this.running) void this.drain();
     });
   }
@@ -41,16 +59,23 @@ export class GroupCommit<Tx> {
     try {
       // Let writes that arrive in this turn of the event loop (requests already read) join the batch.
       await new Promise<void>((resolve) => setImmediate(resolve));
+      let busyAttempts = 0;
       while (this.queue.length > 0) {
         const batch = this.queue.splice(0, this.maxBatch);
         let outcomes: Outcome[];
         try {
-          outcomes = await this.runBatch((tx, sql) => runJobs(batch, tx, sql));
+          outcomes = await this.runBatch((tx, sql) => runJobs(batch, tx, sql, this.lockWait));
         } catch (error) {
+          if (this.lockWait?.isBusy(error)) {
+            busyAttempts += 1;
+            await this.waitForLock(batch, this.lockWait, busyAttempts);
+            continue;
+          }
           // BEGIN or COMMIT failed: nothing of this batch was committed.
           for (const job of batch) job.reject(error);
           continue;
         }
+        busyAttempts = 0;
         this.afterCommit();
         batch.forEach((job, index) => {
           const outcome = outcomes[index];
@@ -62,9 +87,28 @@ export class GroupCommit<Tx> {
       this.running = false;
     }
   }
+
+  /**
+   * Another process held the write lock, so nothing of `batch` was kept. Its jobs go back to the head
+   * of the queue (jobs that have waited `totalMs` are refused) and the next attempt comes after a pause
+   * spent off the event loop, never later than the oldest job's last chance.
+   */
+  private async waitForLock(batch: Job<Tx, unknown>[], lockWait: LockWait, attempt: number): Promise<void> {
+    this.queue.unshift(...batch);
+    const now = performance.now();
+    // The queue is in submission order, so the jobs out of time are at its head.
+    let outOfTime = 0;
+    while (outOfTime < this.queue.length && now - (this.queue[outOfTime] as Job<Tx, unknown>).submittedAt >= lockWait.totalMs) outOfTime++;
+    for (const job of this.queue.splice(0, outOfTime)) job.reject(lockWait.gaveUp(now - job.submittedAt));
+    const oldest = this.queue[0];
+    if (!oldest) return;
+    const lastChance = oldest.submittedAt + lockWait.totalMs - now;
+    const pause = Math.min(lockWait.delayMs(attempt), lastChance);
+    await new Promise<void>((resolve) => setTimeout(resolve, pause));
+  }
 }
 
-async function runJobs<Tx>(batch: Job<Tx, unknown>[], tx: Tx, sql: TxSql): Promise<Outcome[]> {
+async function runJobs<Tx>(batch: Job<Tx, unknown>[], tx: Tx, sql: TxSql, lockWait: LockWait | null): Promise<Outcome[]> {
   const outcomes: Outcome[] = [];
   for (const job of batch) {
     await sql.run('SAVEPOINT write_job');
@@ -73,6 +117,8 @@ async function runJobs<Tx>(batch: Job<Tx, unknown>[], tx: Tx, sql: TxSql): Promi
       await sql.run('RELEASE write_job');
       outcomes.push({ ok: true, value });
     } catch (error) {
+      // The lock lost midway is no fault of this job: the whole batch is rolled back and tried again.
+      if (lockWait?.isBusy(error)) throw error;
       await sql.run('ROLLBACK TO write_job');
       await sql.run('RELEASE write_job');
       outcomes.push({ ok: false, error });

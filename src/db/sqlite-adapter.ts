@@ -13,8 +13,11 @@ export interface ConnectionSettings {
   readonly: boolean;
   /** Statements run once on the new connection, e.g. `PRAGMA foreign_keys = ON`. */
   pragmas: string[];
-  /** Receives the connection's own `prepare`, for statements run inside the adapter's transactions. */
-  onConnect?: (prepare: (sql: string) => Statement) => void;
+  /**
+   * Receives the connection's own `prepare`, for statements run inside the adapter's transactions, and
+   * the connection itself (to end a transaction the adapter left open).
+   */
+  onConnect?: (prepare: (sql: string) => Statement, connection: SqliteConnection) => void;
 }
 
 const CACHE_LIMIT = 256;
@@ -81,7 +84,7 @@ export function sqliteAdapter(settings: ConnectionSettings): AdapterFactory {
     for (const pragma of settings.pragmas) connection.exec(pragma);
     const prepare = connection.prepare.bind(connection);
     cacheStatements(connection, prepare);
-    settings.onConnect?.(prepare);
+    settings.onConnect?.(prepare, connection);
     return adapter;
   };
   return inner;

@@ -2,7 +2,7 @@
 // Prisma's per-query pipeline where that is possible (SQLite) but always run in the very same
 // transaction as the Prisma calls beside them. Write statements with `?` placeholders, TRUE/FALSE
 // for booleans and Date values for times; each backend translates.
-import type { Statement } from 'better-sqlite3';
+import type { Database as SqliteConnection, Statement } from 'better-sqlite3';
 import type pg from 'pg';
 import { postgresTypes, postgresValue } from './postgres-types.js';
 
@@ -27,12 +27,24 @@ export const sqliteValue = (value: SqlValue): string | number | null =>
 export class WriterStatements {
   private readonly statements = new Map<string, Statement>();
   private prepareOnConnection: ((sql: string) => Statement) | null = null;
+  private connection: SqliteConnection | null = null;
   private current: SqliteTxSql | null = null;
 
   /** Called by the adapter wrapper when the writer connection opens. */
-  attach(prepare: (sql: string) => Statement): void {
+  attach(prepare: (sql: string) => Statement, connection: SqliteConnection): void {
     this.prepareOnConnection = prepare;
+    this.connection = connection;
     this.statements.clear();
+  }
+
+  /**
+   * Rolls back whatever a failed transaction left open. When COMMIT itself fails (a deferred
+   * constraint, a full disk) SQLite keeps the transaction, and its write lock, and Prisma sends no
+   * ROLLBACK: every later BEGIN would fail, and no other process could write. Called once Prisma has
+   * given the transaction up, so nothing else is running on the connection.
+   */
+  rollBackLeftover(): void {
+    if (this.connection?.inTransaction) this.connection.exec('ROLLBACK');
   }
 
   /**
