@@ -1,6 +1,7 @@
 // How many live streams one caller may hold open: per WebSocket connection and per principal (all its
 // connections and server-sent-event streams in this process). Every stream holds a buffer and a share of
-// each event's fan-out, so 5,000 of them on one socket would take the whole server with them.
+// each event's fan-out, so 5,000 of them on one socket would take the whole server with them. And how
+// many events a principal's streams take in one turn of the event loop, so its replays share the loop.
 import SchemaBuilder, { BasePlugin, type PothosOutputFieldConfig, type SchemaTypes } from '@pothos/core';
 import { GraphQLError, type GraphQLFieldResolver } from 'graphql';
 import type { Live } from '../events/live.js';
@@ -16,40 +17,97 @@ export interface SubscriptionLimits {
 
 export const DEFAULT_SUBSCRIPTION_LIMITS: SubscriptionLimits = { perConnection: 100, perPrincipal: 500 };
 
-/** The open subscriptions of one app, by connection and by principal. */
+/**
+ * Events one principal's streams take in one turn of the event loop; past it, each waits for the next
+ * turn. Twenty streams replaying the history on one socket each read pages of 500 (src/events/streams.ts)
+ * and would otherwise serialize 10,000 events between two turns, while /health and everyone else waited.
+ */
+export const EVENTS_PER_TURN = 200;
+
+/** Since the process started: how often a stream's next event waited for a later turn (its principal's budget spent). */
+export const pacing = { waits: 0 };
+
+/** A principal's share of one turn of the event loop. */
+class TurnBudget {
+  private spent = 0;
+  private nextTurn: Promise<void> | null = null;
+  /** Null while this turn's budget lasts (the event is taken now), else resolves on a turn that has some. */
+  wait(): Promise<void> | null {
+    this.nextTurn ??= new Promise((resolve) =>
+      setImmediate(() => {
+        this.spent = 0;
+        this.nextTurn = null;
+        resolve();
+      }),
+    );
+    if (this.spent < EVENTS_PER_TURN) {
+      this.spent++;
+      return null;
+    }
+    pacing.waits++;
+    return this.nextTurn.then(() => this.wait() ?? undefined);
+  }
+}
+
+/** Open subscriptions by WebSocket connection, and the limit of the app it belongs to. */
+const onConnection = new WeakMap<object, { open: number; limit: number }>();
+
+/** The open subscriptions of one app, by principal (and by connection, above). */
 class SubscriptionSlots {
-  private readonly byConnection = new WeakMap<object, number>();
   private readonly byPrincipal = new Map<string, number>();
+  private readonly budgets = new Map<string, TurnBudget>();
   constructor(readonly limits: SubscriptionLimits) {}
 
-  /** Takes a slot for a new subscription, or refuses it with SUBSCRIPTION_LIMIT_REACHED; the function returned gives it back. */
-  take(principal: string, connection: object | null): () => void {
-    const onConnection = connection ? (this.byConnection.get(connection) ?? 0) : 0;
+  /**
+   * Takes a slot for a new subscription, or refuses it with SUBSCRIPTION_LIMIT_REACHED: gives the
+   * function that gives it back, and the principal's budget of events per turn.
+   */
+  take(principal: string, connection: object | null): { release: () => void; budget: TurnBudget } {
+    const full = connection && connectionRefusal(connection);
+    if (full) throw full;
     const ofPrincipal = this.byPrincipal.get(principal) ?? 0;
-    if (connection && onConnection >= this.limits.perConnection) {
-      throw refusal(
-        `This connection already has ${onConnection} open subscriptions, the most one connection may hold.`,
-        this.limits.perConnection,
-      );
-    }
     if (ofPrincipal >= this.limits.perPrincipal) {
       throw refusal(
         `${principal} already has ${ofPrincipal} open subscriptions, the most one principal may hold.`,
         this.limits.perPrincipal,
       );
     }
-    if (connection) this.byConnection.set(connection, onConnection + 1);
+    const held = connection ? (onConnection.get(connection) ?? { open: 0, limit: this.limits.perConnection }) : null;
+    if (connection && held) {
+      held.open++;
+      onConnection.set(connection, held);
+    }
     this.byPrincipal.set(principal, ofPrincipal + 1);
-    let held = true;
-    return () => {
-      if (!held) return;
-      held = false;
-      if (connection) this.byConnection.set(connection, (this.byConnection.get(connection) ?? 1) - 1);
+    let budget = this.budgets.get(principal);
+    if (!budget) {
+      budget = new TurnBudget();
+      this.budgets.set(principal, budget);
+    }
+    let holding = true;
+    const release = () => {
+      if (!holding) return;
+      holding = false;
+      if (held) held.open--;
       const left = (this.byPrincipal.get(principal) ?? 1) - 1;
       if (left > 0) this.byPrincipal.set(principal, left);
-      else this.byPrincipal.delete(principal);
+      else {
+        this.byPrincipal.delete(principal);
+        this.budgets.delete(principal);
+      }
     };
+    return { release, budget };
   }
+}
+
+/**
+ * The refusal for one more subscription on a connection that holds its limit, or null. The WebSocket
+ * server asks before any other work on a `subscribe` message (checking the credential, parsing), so a
+ * client sending thousands of them costs little each.
+ */
+export function connectionRefusal(connection: object): GraphQLError | null {
+  const held = onConnection.get(connection);
+  if (!held || held.open < held.limit) return null;
+  return refusal(`This connection already has ${held.open} open subscriptions, the most one connection may hold.`, held.limit);
 }
 
 function refusal(message: string, limit: number): GraphQLError {
@@ -79,23 +137,24 @@ function slotsOf(live: Live): SubscriptionSlots {
  * The source stream as it is (direct delivery looks for its sink, src/graphql/direct-delivery.ts),
  * giving its slot back when it ends, is returned (client `complete`, socket closed, credential ended) or fails.
  */
-function heldUntilEnd(source: AsyncIterable<unknown>, release: () => void): AsyncIterator<unknown> {
+function heldUntilEnd(source: AsyncIterable<unknown>, release: () => void, budget: TurnBudget): AsyncIterator<unknown> {
   const iterator = source[Symbol.asyncIterator]();
   const stream: AsyncIterator<unknown> = new Proxy(iterator, {
     get(target, property) {
       if (property === Symbol.asyncIterator) return () => stream;
       if (property === 'next') {
-        return (...args: []) =>
-          target.next(...args).then(
-            (step) => {
-              if (step.done) release();
-              return step;
+        const step = () =>
+          target.next().then(
+            (result) => {
+              if (result.done) release();
+              return result;
             },
             (error: unknown) => {
               release();
               throw error;
             },
           );
+        return () => budget.wait()?.then(step) ?? step();
       }
       if (property === 'return' || property === 'throw') {
         const end = target[property];
@@ -123,12 +182,12 @@ function limitedSubscribe<Context>(
     const field = info.parentType.getFields()[info.fieldName];
     if (field) checkListArguments(field, args as Record<string, unknown>);
     const { live, principal, connection } = context as unknown as GraphQLContext;
-    const release = slotsOf(live).take(principal.name, connection);
+    const { release, budget } = slotsOf(live).take(principal.name, connection);
     try {
       const source = subscribe(parent, args, context, info) as AsyncIterable<unknown> | Promise<AsyncIterable<unknown>>;
-      if (!(source instanceof Promise)) return heldUntilEnd(source, release);
+      if (!(source instanceof Promise)) return heldUntilEnd(source, release, budget);
       return source.then(
-        (stream) => heldUntilEnd(stream, release),
+        (stream) => heldUntilEnd(stream, release, budget),
         (error: unknown) => {
           release();
           throw error;

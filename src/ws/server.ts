@@ -2,7 +2,7 @@
 // same context apply to WebSocket operations: the credential checked on connect and on each subscribe,
 // the connection closed when it is revoked or expires, leases bound to the connection released when it closes.
 import type { Server } from 'node:http';
-import { type ExecutionArgs, GraphQLError } from 'graphql';
+import { type ExecutionArgs, GraphQLError, getOperationAST, parse } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import type { YogaServerInstance } from 'graphql-yoga';
 import { type WebSocket, WebSocketServer } from 'ws';
@@ -12,6 +12,7 @@ import type { Principal } from '../domain/access.js';
 import type { Clock } from '../domain/clock.js';
 import type { GraphQLContext } from '../graphql/context.js';
 import { variableListsRefusal } from '../graphql/list-limits.js';
+import { connectionRefusal } from '../graphql/subscription-limits.js';
 import { MAX_DOCUMENT_CHARS } from '../http/request-limits.js';
 import type { Logger } from '../logger.js';
 import { releaseLease } from '../services/leases.js';
@@ -35,6 +36,15 @@ export interface GraphQLWebSockets {
   closeConnectionsOf(keyId: number): void;
   /** Closes every connection with 1001 Going Away (clients reconnect elsewhere) and stops accepting new ones. */
   close(): Promise<void>;
+}
+
+/** Whether a document's operation is a subscription (false when it does not parse: the usual path answers that). */
+function isSubscription(query: string, operationName: string | null | undefined): boolean {
+  try {
+    return getOperationAST(parse(query, { noLocation: true }), operationName)?.operation === 'subscription';
+  } catch {
+    return false;
+  }
 }
 
 export function serveGraphQLOverWebSocket(options: GraphQLWebSocketOptions): GraphQLWebSockets {
@@ -75,6 +85,9 @@ export function serveGraphQLOverWebSocket(options: GraphQLWebSocketOptions): Gra
           ];
         }
         const connection = scopes.get(ctx.extra.socket);
+        // A connection at its limit refuses more subscriptions before the credential's database read.
+        const full = connection && connectionRefusal(connection);
+        if (full && isSubscription(params.query, params.operationName)) return [full];
         if (!connection || !(await authenticator.stillValid(connection.principal))) {
           closeConnection(ctx.extra.socket, CLOSE_UNAUTHORIZED, 'Unauthorized: the credential is no longer valid.');
           return [new GraphQLError('The credential is no longer valid.', { extensions: { code: 'UNAUTHENTICATED' } })];

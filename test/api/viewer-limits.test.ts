@@ -9,7 +9,8 @@ import { loadConfig } from '../../src/config.js';
 import { QUERY_COST_LIMIT } from '../../src/graphql/builder.js';
 import { listLimitsOf } from '../../src/graphql/list-limits.js';
 import { schema } from '../../src/graphql/schema.js';
-import { DEFAULT_SUBSCRIPTION_LIMITS } from '../../src/graphql/subscription-limits.js';
+import { subscriptionWork } from '../../src/graphql/shared-subscriptions.js';
+import { DEFAULT_SUBSCRIPTION_LIMITS, EVENTS_PER_TURN, pacing } from '../../src/graphql/subscription-limits.js';
 import { postGraphQL, startTestServer, type TestClient, type TestServer } from '../support/server.js';
 import { type Collected, connectWs, type WsClient, waitFor } from '../support/ws.js';
 
@@ -251,12 +252,17 @@ describe('subscriptions per connection and per principal', () => {
       expect(errorCodes(refused)).toEqual(['SUBSCRIPTION_LIMIT_REACHED']);
       const running = streams.filter((stream) => stream !== refused);
       expect(running.every((stream) => errorCodes(stream).length === 0 && !stream.completed)).toBe(true);
+      // Queries and mutations over a full connection still run.
+      expect((await ws.execute('{ serverTime }')).errors).toBeUndefined();
 
       (running[0] as Collected<unknown>).unsubscribe();
       const next = ws.subscribe<{ queueEvents: { sequence: number } }>(live);
+      const direct = subscriptionWork.direct;
       await post('mutation { addCategories(input: { names: ["slot-freed"] }) { __typename } }', {}, setup.headers);
       await waitFor(() => next.data.length > 0 || errorCodes(next).length > 0);
       expect(errorCodes(next)).toEqual([]);
+      // The counted streams are still written straight from the feed (src/graphql/direct-delivery.ts).
+      expect(subscriptionWork.direct).toBeGreaterThanOrEqual(direct + DEFAULT_SUBSCRIPTION_LIMITS.perConnection);
     } finally {
       await ws.close();
     }
@@ -292,7 +298,7 @@ describe('subscriptions per connection and per principal', () => {
 });
 
 describe('replays', () => {
-  it('20 subscriptions replaying the history on one socket all finish while /health keeps answering', async () => {
+  it('20 subscriptions replaying the history on one socket take turns with the rest of the server and all finish', async () => {
     const batches = 20;
     for (let batch = 0; batch < batches; batch++) {
       const items = Array.from({ length: 500 }, (_, n) => ({
@@ -311,6 +317,7 @@ describe('replays', () => {
     const last = await server.db.read.event.count();
     expect(last).toBeGreaterThan(batches * 500);
     const ws = await connectWs(server.url, viewer.headers);
+    const waits = pacing.waits;
     try {
       const replays = Array.from({ length: 20 }, () =>
         ws.subscribe<{ queueEvents: { sequence: number } }>('subscription { queueEvents(after: 0) { sequence } }'),
@@ -322,6 +329,8 @@ describe('replays', () => {
       // The replays gave the loop turns: /health was answered many times while they ran. This process also
       // parses every frame the 20 clients receive, so the bound is only the symptom (> 5 s).
       expect(latencies.length).toBeGreaterThan(10);
+      // The principal's streams took at most EVENTS_PER_TURN events a turn: the rest waited for later turns.
+      expect(pacing.waits - waits).toBeGreaterThan((20 * last) / EVENTS_PER_TURN / 20);
       expect(Math.max(...latencies)).toBeLessThan(5_000);
     } finally {
       await ws.close();
