@@ -2,7 +2,6 @@
 // Leasehold runs on HTTP requests and (through the envelop) on WebSocket operations, in order.
 import { useCSRFPrevention } from '@graphql-yoga/plugin-csrf-prevention';
 import { useDisableIntrospection } from '@graphql-yoga/plugin-disable-introspection';
-import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import { GraphQLError } from 'graphql';
 import { createYoga, type YogaLogger, type YogaServerInstance } from 'graphql-yoga';
 import type { Authenticator } from '../auth/authenticator.js';
@@ -30,6 +29,7 @@ import { clientErrors } from './client-errors.js';
 import { crossOrigin } from './cors.js';
 import { credentialStreams } from './credential-streams.js';
 import { hideFieldSuggestions } from './field-suggestions.js';
+import { renderGraphiQLPage } from './graphiql-page.js';
 import { metricsEndpoint } from './metrics-endpoint.js';
 import { operationContext } from './operation-context.js';
 import { readiness } from './readiness.js';
@@ -72,7 +72,7 @@ export function createGraphQLYoga(options: GraphQLYogaOptions): GraphQLYoga {
     // Subscriptions from GraphiQL go over SSE: its WebSocket client sends no Headers-pane values
     // (so no credential), while SSE requests carry them like every other request.
     graphiql: config.graphiql ? { title: 'Leasehold', defaultQuery: TUTORIAL_DOCUMENT, subscriptionsProtocol: 'SSE' } : false,
-    renderGraphiQL,
+    renderGraphiQL: renderGraphiQLPage,
     // Errors outside execution (e.g. while building the context) have no request id at hand.
     maskedErrors: { maskError: (error) => toClientError(error, 'none', logger) },
     logging: yogaLogging(logger),
