@@ -4,10 +4,11 @@
 // (SUBSCRIPTION_LIMIT_REACHED). /health keeps answering meanwhile; its latency is printed, not asserted
 // tightly (speed is measured in benchmarks), only a generous bound.
 import type { GraphQLEnumType } from 'graphql';
+import { createYoga } from 'graphql-yoga';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { QUERY_COST_LIMIT } from '../../src/graphql/builder.js';
-import { listLimitsOf } from '../../src/graphql/list-limits.js';
+import { listLimitsOf, listVariables } from '../../src/graphql/list-limits.js';
 import { schema } from '../../src/graphql/schema.js';
 import { subscriptionWork } from '../../src/graphql/shared-subscriptions.js';
 import { DEFAULT_SUBSCRIPTION_LIMITS, EVENTS_PER_TURN, pacing } from '../../src/graphql/subscription-limits.js';
@@ -167,6 +168,31 @@ describe('list arguments', () => {
       await ws.close();
     }
   }, 60_000);
+
+  it('the listVariables plugin refuses an over-long list in the variables before it is coerced, following the variable’s type', async () => {
+    const yoga = createYoga({ schema, plugins: [listVariables()] });
+    const send = async (query: string, variables: Record<string, unknown>) =>
+      (await (
+        await yoga.fetch('http://yoga/graphql', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ query, variables }),
+        })
+      ).json()) as Body;
+    const refused = await send('query ($ids: [ID!]!) { nodes(ids: $ids) { __typename } }', { ids: ids(100_000) });
+    expect(refused.errors?.[0]?.extensions).toMatchObject({ code: 'INVALID_ARGUMENT', field: '$ids' });
+    expect(refused.errors?.[0]?.message).toBe('$ids holds a list of 100000 values; no argument takes more than 500.');
+    const nested = await send('query ($filter: EventFilter) { events(filter: $filter) { edges { cursor } } }', {
+      filter: { types: Array.from({ length: 501 }, () => 'ITEM_ADDED') },
+    });
+    expect(nested.errors?.[0]?.extensions).toMatchObject({ code: 'INVALID_ARGUMENT', field: '$filter' });
+    // An array inside a JSON value is the value's own, not a list argument: the check passes it on.
+    const json = await send('mutation ($input: SubmitProposalInput!) { submitProposal(input: $input) { __typename } }', {
+      input: { proposedValue: Array.from({ length: 1_000 }, () => 1), parameters: { list: Array.from({ length: 1_000 }, () => 1) } },
+    });
+    expect(json.errors?.[0]?.extensions?.field).not.toBe('$input');
+    expect(json.errors?.[0]?.message).not.toContain('no argument takes more than');
+  });
 
   it('refuses 100,000 ids over HTTP', async () => {
     const huge = ids(100_000);
