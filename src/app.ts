@@ -8,6 +8,7 @@ import type { Database } from './db/client.js';
 import type { Clock } from './domain/clock.js';
 import { DEFAULT_POLICIES } from './domain/proposal.js';
 import { Live } from './events/live.js';
+import { limitSubscriptions } from './graphql/subscription-limits.js';
 import { closeGracefully, listen } from './http/listener.js';
 import { createGraphQLYoga } from './http/yoga.js';
 import type { Logger } from './logger.js';
@@ -21,7 +22,15 @@ export interface AppOptions {
     Partial<
       Pick<
         Config,
-        'leaseWarningSeconds' | 'feedPollMs' | 'metrics' | 'metricsPublic' | 'introspection' | 'rateLimit' | 'jwt' | 'approvalPolicies'
+        | 'leaseWarningSeconds'
+        | 'feedPollMs'
+        | 'metrics'
+        | 'metricsPublic'
+        | 'introspection'
+        | 'rateLimit'
+        | 'jwt'
+        | 'approvalPolicies'
+        | 'subscriptionLimits'
       >
     >;
   logger: Logger;
@@ -49,6 +58,7 @@ export function createApp(options: AppOptions): App {
     pollIntervalMs: config.feedPollMs,
     policies: config.approvalPolicies ?? DEFAULT_POLICIES,
   });
+  if (config.subscriptionLimits) limitSubscriptions(live, config.subscriptionLimits);
   // Open WebSocket connections are read at scrape time from `webSockets`, made further down.
   const metrics: Metrics | null =
     (config.metrics ?? true) ? new Metrics({ live, clock, webSocketConnections: () => webSockets.connectionCount() }) : null;

@@ -270,6 +270,24 @@ describe('subscriptions per connection and per principal', () => {
     expect(() => loadConfig({ SUBSCRIPTIONS_PER_CONNECTION: '0' })).toThrow(/SUBSCRIPTIONS_PER_CONNECTION/);
   });
 
+  it('a server started with other limits (SUBSCRIPTIONS_PER_CONNECTION, …) enforces them', async () => {
+    const limited = await startTestServer({ config: { subscriptionLimits: { perConnection: 3, perPrincipal: 500 } } });
+    try {
+      const watcher = await limited.as('limited-viewer', ['VIEWER']);
+      const ws = await connectWs(limited.url, watcher.headers);
+      try {
+        const streams = open(ws, 4);
+        const refused = await waitFor(() => streams.find((stream) => errorCodes(stream).length > 0));
+        expect(errorCodes(refused)).toEqual(['SUBSCRIPTION_LIMIT_REACHED']);
+        expect(streams.filter((stream) => errorCodes(stream).length > 0)).toHaveLength(1);
+      } finally {
+        await ws.close();
+      }
+    } finally {
+      await limited.stop();
+    }
+  });
+
   it('one connection holds at most 100: the next is refused with SUBSCRIPTION_LIMIT_REACHED, and a completed one frees its slot', async () => {
     const ws = await connectWs(server.url, viewer.headers);
     try {
