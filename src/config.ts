@@ -26,6 +26,9 @@ const schema = z.object({
     .max(100 * 1024 * 1024)
     .default(2 * 1024 * 1024),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
+  HTTP_HEADERS_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(10_000),
+  HTTP_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(30_000),
+  MAX_CONNECTIONS_PER_ADDRESS: z.coerce.number().int().min(0).max(1_000_000).default(1_024),
   METRICS_PUBLIC: z.enum(['true', 'false']).default('false'),
   INTROSPECTION: z.enum(['true', 'false']).default('true'),
   CORS_ORIGINS: z.string().optional(),
@@ -124,6 +127,8 @@ export interface Config {
   /** How often to look for changes committed by other processes. */
   feedPollMs: number;
   shutdownTimeoutMs: number;
+  /** Slow or idle clients may not hold connections (see src/http/listener.ts). */
+  connectionLimits: ConnectionLimits;
   /** Serve /metrics without a credential (for scrapers that cannot send one). */
   metricsPublic: boolean;
   /** Answer introspection queries (authenticated callers only, like every operation). */
@@ -140,6 +145,15 @@ export interface Config {
   approvalPolicies: Policies;
   /** Open subscriptions per WebSocket connection, and per principal in this process over every transport. */
   subscriptionLimits: { perConnection: number; perPrincipal: number };
+}
+
+export interface ConnectionLimits {
+  /** A request's headers must all arrive within this, from the connection's start (slowloris). */
+  headersTimeoutMs: number;
+  /** A request, headers and body, must all arrive within this (a body sent a byte at a time). */
+  requestTimeoutMs: number;
+  /** Open connections from one address; 0 for no limit (behind a proxy every client has the proxy's address). */
+  perAddress: number;
 }
 
 export interface JwtConfig {
@@ -175,6 +189,17 @@ function jwtConfig(values: z.infer<typeof schema>): JwtConfig | null {
     nameClaim: values.JWT_NAME_CLAIM,
     rolesClaim: values.JWT_ROLES_CLAIM,
     clockToleranceSeconds: values.JWT_CLOCK_TOLERANCE_SECONDS,
+  };
+}
+
+function connectionLimits(values: z.infer<typeof schema>): ConnectionLimits {
+  if (values.HTTP_HEADERS_TIMEOUT_MS > values.HTTP_REQUEST_TIMEOUT_MS) {
+    throw new ConfigError('Invalid configuration: HTTP_HEADERS_TIMEOUT_MS must not be longer than HTTP_REQUEST_TIMEOUT_MS');
+  }
+  return {
+    headersTimeoutMs: values.HTTP_HEADERS_TIMEOUT_MS,
+    requestTimeoutMs: values.HTTP_REQUEST_TIMEOUT_MS,
+    perAddress: values.MAX_CONNECTIONS_PER_ADDRESS,
   };
 }
 
@@ -262,6 +287,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     leaseWarningSeconds: values.LEASE_WARNING_SECONDS,
     feedPollMs: values.FEED_POLL_MS,
     shutdownTimeoutMs: values.SHUTDOWN_TIMEOUT_MS,
+    connectionLimits: connectionLimits(values),
     metricsPublic: values.METRICS_PUBLIC === 'true',
     introspection: values.INTROSPECTION === 'true',
     corsOrigins: corsOrigins(values.CORS_ORIGINS, values.NODE_ENV),

@@ -6,6 +6,7 @@ import { openDatabase } from './db/client.js';
 import { databaseClock } from './db/database-clock.js';
 import { systemClock } from './domain/clock.js';
 import { firstRunBanner } from './first-run.js';
+import { limitConnections } from './http/listener.js';
 import { createLogger } from './logger.js';
 import { bootstrapAdminKey } from './services/api-keys.js';
 
@@ -28,6 +29,7 @@ async function main(): Promise<void> {
   const clock = db.dialect === 'postgresql' ? await databaseClock(db, logger) : systemClock;
   const firstKey = config.bootstrapAdminKey ? await bootstrapAdminKey({ db, clock }) : null;
   const app = createApp({ db, clock, config, logger });
+  limitConnections(app.server, config.connectionLimits, logger);
   const url = await app.start();
   logger.info({ url: `${url}/graphql`, database: describeDatabase(config.database) }, `Leasehold is listening; GraphiQL at ${url}/graphql`);
   if (firstKey) {
