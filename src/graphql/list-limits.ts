@@ -65,7 +65,8 @@ export function checkListArguments<Context>(field: GraphQLField<unknown, Context
     if (isListType(getNullableType(argument.type)) && Array.isArray(value)) {
       tally.longest = Math.max(tally.longest ?? 0, value.length);
     }
-    visit(argument.type, value, `${field.name}(${argument.name}:)`, argument.name, tally);
+    // A mutation's fields are named as its UserErrors name them, inside its `input` (`names`, not `input.names`).
+    visit(argument.type, value, `${field.name}(${argument.name}:)`, argument.name === 'input' ? '' : argument.name, tally);
   }
   return tally;
 }
@@ -88,7 +89,8 @@ function visit(type: GraphQLInputType, value: unknown, coordinate: string, path:
     }
   } else if (isInputObjectType(nullable) && typeof value === 'object') {
     for (const field of Object.values(nullable.getFields())) {
-      visit(field.type, (value as Record<string, unknown>)[field.name], `${nullable.name}.${field.name}`, `${path}.${field.name}`, tally);
+      const at = path === '' ? field.name : `${path}.${field.name}`;
+      visit(field.type, (value as Record<string, unknown>)[field.name], `${nullable.name}.${field.name}`, at, tally);
     }
   }
 }
