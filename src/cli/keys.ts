@@ -21,17 +21,19 @@ const seconds = (date: Date | null): number | null => (date === null ? null : Ma
 type Location = import('../config.js').DatabaseLocation;
 
 /**
- * --db (a file as pathlib spells it, or a postgresql:// URL); without it the server's own database
- * (DATABASE_URL, else ./data/leasehold.db).
+ * --db (a file as pathlib spells it, or a file: or postgresql:// URL); without it the server's own
+ * database (DATABASE_URL, else ./data/leasehold.db).
  */
 async function databaseOf(args: Namespace): Promise<Location> {
   const { ConfigError, databaseLocation } = await import('../config.js');
   const given = args.db as string | null;
   try {
-    if (given !== null && !/^postgres(ql)?:\/\//i.test(given)) return { dialect: 'sqlite', file: pythonPath(given) };
+    // A URL (a scheme of two letters or more) is read as DATABASE_URL is: `mysql://…` is refused, not made a folder.
+    if (given !== null && !/^[a-z][a-z0-9+.-]+:/i.test(given)) return { dialect: 'sqlite', file: pythonPath(given) };
     return databaseLocation(given ?? process.env.DATABASE_URL ?? 'file:./data/leasehold.db');
   } catch (error) {
-    if (error instanceof ConfigError) throw new CliError('config_error', `${error.message} (or pass --db).`);
+    if (error instanceof ConfigError)
+      throw new CliError('config_error', given === null ? `${error.message} (or pass --db).` : error.message);
     throw error;
   }
 }

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.js';
+import { jsonLines, runLeasehold } from '../cli/support.js';
 import { spawnServer } from '../support/process.js';
 
 describe('DATABASE_URL with a scheme Leasehold does not serve', () => {
@@ -26,6 +27,21 @@ describe('DATABASE_URL with a scheme Leasehold does not serve', () => {
         /^Invalid configuration: DATABASE_URL: unsupported scheme "mysql:"\. Use file:.* or postgresql:\/\//,
       );
       expect(child.stderr.join('\n')).not.toContain('hunter2');
+      expect(await readdir(cwd)).toEqual([]);
+    } finally {
+      await rm(cwd, { recursive: true, force: true });
+    }
+  });
+
+  it('`leasehold keys --db` refuses it too, and creates nothing', async () => {
+    const cwd = await mkdtemp(path.join(tmpdir(), 'leasehold-scheme-'));
+    try {
+      const result = await runLeasehold(['keys', 'list', '--db', 'mysql://leasehold:hunter2@db.internal:3306/leasehold'], { cwd });
+      expect(result.code).toBe(2);
+      expect(jsonLines(result.stderr)).toEqual([
+        expect.objectContaining({ ok: false, error: 'config_error', message: expect.stringMatching(/unsupported scheme "mysql:"/) }),
+      ]);
+      expect(result.stdout + result.stderr).not.toContain('hunter2');
       expect(await readdir(cwd)).toEqual([]);
     } finally {
       await rm(cwd, { recursive: true, force: true });
