@@ -6,6 +6,9 @@ export const fanOutPace = {
   burstUntil: 0,
   /** Milliseconds spent writing held frames to sockets since the process started. */
   writesMs: 0,
-  /** Flushes of held frames since the process started. */
+  /** Flushes of held frames since the process started, and the slices they were written in. */
   flushes: 0,
+  flushSlices: 0,
+  /** The last flush: when it began (performance.now()), what its writes took, and how long the next one waits after its start. */
+  lastFlush: { startedAt: 0, tookMs: 0, nextAfterMs: 0 },
 };

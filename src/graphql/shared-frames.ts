@@ -74,8 +74,12 @@ let interval = COALESCE_MS;
  */
 const FLUSH_SLICE_MS = 5;
 
+/** Whether a flush is being written out (in slices): the next one waits for it to end. */
+let writing = false;
+
 function flush(): void {
   flushing = null;
+  writing = true;
   lastFlush = performance.now();
   // Taken out of the set first: a socket held again while this runs waits for the next flush, not for none.
   const sockets = [...corked];
@@ -92,23 +96,32 @@ function writeOut(sockets: readonly Socket[], from: number, spent: number): void
     if (next % 16 === 0 && performance.now() - started >= FLUSH_SLICE_MS) break;
   }
   const took = spent + (performance.now() - started);
+  fanOutPace.flushSlices++;
   if (next < sockets.length) {
     setImmediate(() => writeOut(sockets, next, took));
     return;
   }
+  writing = false;
+  interval = Math.min(MAX_COALESCE_MS, Math.max(COALESCE_MS, took / FLUSH_SHARE));
   fanOutPace.writesMs += took;
   fanOutPace.flushes++;
-  interval = Math.min(MAX_COALESCE_MS, Math.max(COALESCE_MS, took / FLUSH_SHARE));
+  fanOutPace.lastFlush = { startedAt: lastFlush, tookMs: took, nextAfterMs: interval };
+  schedule();
+}
+
+/** Sets the next flush going, if frames are held and none is due or being written. */
+function schedule(): void {
+  if (flushing || writing || corked.size === 0) return;
+  const now = performance.now();
+  const wait = lastFlush + (now < fanOutPace.burstUntil ? MAX_COALESCE_MS : interval) - now;
+  flushing = wait <= 0 ? setImmediate(flush) : setTimeout(flush, wait);
 }
 
 function hold(socket: Socket): void {
   if (corked.has(socket)) return;
   socket.cork();
   corked.add(socket);
-  if (flushing) return;
-  const now = performance.now();
-  const wait = lastFlush + (now < fanOutPace.burstUntil ? MAX_COALESCE_MS : interval) - now;
-  flushing = wait <= 0 ? setImmediate(flush) : setTimeout(flush, wait);
+  schedule();
 }
 
 /** The sockets framing shared payloads: each one's own `send` and the TCP socket under it. */
