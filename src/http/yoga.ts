@@ -19,6 +19,7 @@ import type { Live } from '../events/live.js';
 import { FIELD_PERMISSIONS } from '../graphql/builder.js';
 import type { GraphQLContext } from '../graphql/context.js';
 import { toClientError } from '../graphql/errors.js';
+import { listVariables } from '../graphql/list-limits.js';
 import { schema } from '../graphql/schema.js';
 import { sharedSubscriptions } from '../graphql/shared-subscriptions.js';
 import { TUTORIAL_DOCUMENT } from '../graphql/tutorial.js';
@@ -93,6 +94,8 @@ export function createGraphQLYoga(options: GraphQLYogaOptions): GraphQLYoga {
       requestShape(),
       useCSRFPrevention({ requestHeaders: ['x-graphql-yoga-csrf'] }),
       queryLimits(),
+      // A variable holding a huge list is refused before graphql-js coerces it (src/graphql/list-limits.ts).
+      listVariables(),
       ...(config.introspection === false ? [useDisableIntrospection(), hideFieldSuggestions()] : []),
       // Before the authorization, whose refusals it limits.
       refusalRateLimit(refusalLimiter, (context) => (context as GraphQLContext).principal ?? null),
