@@ -275,11 +275,11 @@ describe('the dashboard against a server process', () => {
     expect(problems).toEqual([]);
   });
 
-  it('asks for a key again when the key is revoked while connected (WebSocket 4403)', async () => {
+  it('asks for a key again when the key is revoked while connected (its streams end with UNAUTHENTICATED, then 4403)', async () => {
     const keys = (await ask(server.url, admin, API_KEYS)).apiKeys as { id: number; name: string }[];
     const id = keys.find((key) => key.name === 'wallboard')?.id;
     await ask(server.url, admin, REVOKE, { id });
-    await page.getByRole('alert').filter({ hasText: 'Forbidden: the API key was revoked. (close code 4403)' }).waitFor();
+    await page.getByRole('alert').filter({ hasText: 'The API key has been revoked.' }).waitFor();
     await page.getByRole('heading', { name: 'Sign in with an API key' }).waitFor();
     expect(await page.evaluate('sessionStorage.length')).toBe(0);
   });

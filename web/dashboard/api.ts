@@ -47,6 +47,8 @@ export class Api {
   private attempts = 0;
   private everConnected = false;
   private disposed = false;
+  /** The key was refused (reported once, whichever way it came). */
+  private refused = false;
 
   constructor(private readonly options: ApiOptions) {
     this.authorization = `Bearer ${options.key}`;
@@ -74,7 +76,7 @@ export class Api {
         closed: (event) => {
           if (this.disposed) return;
           if (isCloseEvent(event) && REFUSED_CODES.includes(event.code)) {
-            this.options.onState({ kind: 'refused', reason: describeClose(event) }, false);
+            this.refuse(describeClose(event));
             return;
           }
           this.options.onState(
@@ -128,7 +130,10 @@ export class Api {
     const dispose = this.ws.subscribe<Result>(payload, {
       next: (result) => {
         if (!active) return;
-        if (result.errors?.length) sink.error(result.errors.map((error) => error.message).join('; '));
+        // A stream ends with UNAUTHENTICATED when its key is revoked or its token expires, before the socket closes.
+        const refusal = result.errors?.find((error) => error.extensions?.code === 'UNAUTHENTICATED');
+        if (refusal) this.refuse(refusal.message);
+        else if (result.errors?.length) sink.error(result.errors.map((error) => error.message).join('; '));
         else if (result.data) sink.next(result.data);
       },
       error: (error) => {
@@ -142,6 +147,12 @@ export class Api {
       active = false;
       dispose();
     };
+  }
+
+  private refuse(reason: string): void {
+    if (this.disposed || this.refused) return;
+    this.refused = true;
+    this.options.onState({ kind: 'refused', reason }, false);
   }
 
   /** Closes the WebSocket for good (signing out, or a refused key). */
