@@ -32,7 +32,11 @@ export async function makeKeys(
     for (let first = 0; first < principals.length; first += PARALLEL) {
       const made = await Promise.all(
         principals.slice(first, first + PARALLEL).map(async ({ name, roles }) => {
-          const { key } = await createApiKey({ db, clock: systemClock }, { name: 'bench-setup', authenticated: false }, { name, roles });
+          const { key } = await createApiKey(
+            { db, clock: systemClock },
+            { name: 'bench-setup', authenticated: false },
+            { name, roles, samePrincipal: true },
+          );
           return { name, authorization: `Bearer ${key}` };
         }),
       );

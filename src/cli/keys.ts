@@ -86,7 +86,8 @@ async function create(args: Namespace): Promise<Result> {
   const roles = rolesOf(args.role as string[]);
   const database = await databaseOf(args);
   const { createApiKey } = await services();
-  const { key, record } = await withDatabase(database, (deps) => createApiKey(deps, cliActor(), { name, roles }));
+  const samePrincipal = args.same_principal === true;
+  const { key, record } = await withDatabase(database, (deps) => createApiKey(deps, cliActor(), { name, roles, samePrincipal }));
   const named = await shown(database);
   // A person at a terminal is told once; scripts (stderr not a terminal) get only the JSON line.
   if (process.stderr.isTTY) {

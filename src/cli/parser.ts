@@ -166,7 +166,8 @@ export function buildParser(): Parser {
     'Make, list and revoke API keys for the server (what an ADMIN does with createApiKey, apiKeys and revokeApiKey), on the database file directly.',
     [
       'subcommands:',
-      '  create --name NAME --role ROLE [--role ROLE ...]  make a key; it is printed once, only its SHA-256 is kept',
+      '  create --name NAME --role ROLE [--role ROLE ...] [--same-principal]',
+      '                                                    make a key; it is printed once, only its SHA-256 is kept',
       '  list [--all]                                      the keys (never the secrets); --all includes revoked ones',
       '  revoke ID                                         refuse the key from now on',
       '',
@@ -189,6 +190,10 @@ export function buildParser(): Parser {
     append: true,
     required: true,
     help: `${ROLE_NAMES.join(', ')}; repeat it or separate roles with commas`,
+  });
+  addArgument(create, '--same-principal', {
+    flag: true,
+    help: 'another key already has NAME and this one is to act as the same principal (refused otherwise)',
   });
   const list = keyCommand('list', 'List the API keys, oldest first: id, name, roles, prefix and times, never the key or its hash.');
   addArgument(list, '--all', { flag: true, help: 'include revoked keys' });

@@ -30,6 +30,8 @@ export const ERROR_CODES = {
   API_KEY_NOT_FOUND: 'No API key has this id.',
   API_KEY_REVOKED: 'The API key is already revoked.',
   INVALID_ROLE: 'The roles must be a non-empty list of ADMIN, PROPOSER, REVIEWER, EXECUTOR, VIEWER.',
+  PRINCIPAL_NAME_TAKEN:
+    'Another API key already acts as a principal of this name: say it is the same principal (samePrincipal), or choose another name.',
   RATE_LIMITED: 'Too many changes from this principal; retry after the time given.',
   PROPOSAL_NOT_FOUND: 'No action proposal has this id.',
   PROPOSAL_CONFLICT: 'A proposal with this (batchId, recordId, revision) exists with different content.',

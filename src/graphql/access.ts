@@ -94,8 +94,14 @@ builder.mutationFields((t) => ({
         type: builder.inputType('CreateApiKeyInput', {
           description: 'The principal the key authenticates as, and its roles.',
           fields: (f) => ({
-            name: f.string({ required: true, description: 'The principal’s name, 1–100 characters (several keys may share one).' }),
+            name: f.string({ required: true, description: 'The principal’s name, 1–100 characters.' }),
             roles: f.field({ type: [RoleEnum], required: true, description: 'One or more roles.' }),
+            samePrincipal: f.boolean({
+              required: true,
+              defaultValue: false,
+              description:
+                'True when another key already has this name and the new key is meant to act as the same principal (its leases, proposals and history); otherwise such a name is refused with PRINCIPAL_NAME_TAKEN.',
+            }),
           }),
         }),
       }),

@@ -40,15 +40,30 @@ export interface IssuedApiKey {
   record: ApiKey;
 }
 
-/** Makes a key for the principal `name` with `roles`. */
+/**
+ * Makes a key for the principal `name` with `roles`. A key acts as its name: it holds that name's leases,
+ * its proposals and its history. So a name any key (even a revoked one) already has is refused unless the
+ * administrator says the new key is the same principal (`samePrincipal`): otherwise a second team's key
+ * would quietly take over the first one's leases. The history then names the keys it shares the name with.
+ */
 export async function createApiKey(
   deps: ServiceDeps,
   actor: Actor,
-  input: { name: string; roles: readonly string[] },
+  input: { name: string; roles: readonly string[]; samePrincipal?: boolean },
 ): Promise<IssuedApiKey> {
   const name = validateText(input.name, 'name', LIMITS.reviewer);
   const roles = validateRoles(input.roles);
-  return deps.db.write(async (tx, sql) => issue(tx, sql, deps.clock.now(), actor, name, roles));
+  return deps.db.write(async (tx, sql) => {
+    const sharing = (await tx.apiKey.findMany({ where: { name }, select: { id: true }, orderBy: { id: 'asc' } })).map((key) => key.id);
+    if (sharing.length > 0 && input.samePrincipal !== true) {
+      throw new DomainError(
+        'PRINCIPAL_NAME_TAKEN',
+        `${sharing.length === 1 ? 'API key' : 'API keys'} ${sharing.join(', ')} already ${sharing.length === 1 ? 'acts' : 'act'} as "${name}": a new key with this name would act as the same principal (its leases, proposals and history). Say so with samePrincipal (--same-principal), or choose another name.`,
+        'name',
+      );
+    }
+    return issue(tx, sql, deps.clock.now(), actor, name, roles, sharing);
+  });
 }
 
 /**
@@ -64,7 +79,15 @@ export async function bootstrapAdminKey(deps: ServiceDeps): Promise<IssuedApiKey
 
 type WriteArgs = Parameters<Parameters<ServiceDeps['db']['write']>[0]>;
 
-async function issue(tx: WriteArgs[0], sql: WriteArgs[1], now: Date, actor: Actor, name: string, roles: Role[]): Promise<IssuedApiKey> {
+async function issue(
+  tx: WriteArgs[0],
+  sql: WriteArgs[1],
+  now: Date,
+  actor: Actor,
+  name: string,
+  roles: Role[],
+  samePrincipalAs: number[] = [],
+): Promise<IssuedApiKey> {
   const key = `${API_KEY_PREFIX}${randomBytes(32).toString('base64url')}`;
   const record = await tx.apiKey.create({
     data: {
@@ -80,7 +103,13 @@ async function issue(tx: WriteArgs[0], sql: WriteArgs[1], now: Date, actor: Acto
     type: 'API_KEY_CREATED',
     actor: actor.name,
     at: now,
-    details: { keyId: record.id, name, roles: record.roles },
+    // The keys (comma-separated ids) the administrator said this one acts as the same principal as.
+    details: {
+      keyId: record.id,
+      name,
+      roles: record.roles,
+      ...(samePrincipalAs.length > 0 ? { samePrincipalAs: samePrincipalAs.join(',') } : {}),
+    },
   });
   return { key, record };
 }

@@ -860,7 +860,7 @@ describe('who is asking: credentials, roles, lease holders, proposers, keys and 
     expect(ok(await tanaka.gql(Decide, { token, decision: 'ACCEPTED' })).decideItem).toMatchObject({ __typename: 'DecideItemPayload' });
   });
 
-  it('INVALID_ROLE, API_KEY_NOT_FOUND and API_KEY_REVOKED: refused key administration', async () => {
+  it('INVALID_ROLE, API_KEY_NOT_FOUND, API_KEY_REVOKED and PRINCIPAL_NAME_TAKEN: refused key administration', async () => {
     const keys = async () => ok(await server.gql(ApiKeys)).apiKeys;
     expect(
       await expectNoWrite(
@@ -882,6 +882,14 @@ describe('who is asking: credentials, roles, lease holders, proposers, keys and 
     expect(
       await expectNoWrite(async () => ok(await server.gql(RevokeKey, { id: made.apiKey.id })).revokeApiKey, keys, bySetup('revokeApiKey')),
     ).toEqual(refused('API_KEY_REVOKED', 'id'));
+    // Even a revoked key's name is its principal's: a new key with it must say it is the same principal.
+    expect(
+      await expectNoWrite(
+        async () => ok(await server.gql(CreateKey, { name: 'temporary', roles: ['VIEWER'] })).createApiKey,
+        keys,
+        bySetup('createApiKey'),
+      ),
+    ).toEqual(refused('PRINCIPAL_NAME_TAKEN', 'name'));
   });
 
   it('RATE_LIMITED: a principal over its budget of changes gets HTTP 429 with Retry-After, and nothing runs', async () => {
@@ -951,6 +959,7 @@ describe('error code catalogue', () => {
     'API_KEY_NOT_FOUND',
     'API_KEY_REVOKED',
     'INVALID_ROLE',
+    'PRINCIPAL_NAME_TAKEN',
     'RATE_LIMITED',
   ];
 

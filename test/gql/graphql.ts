@@ -94,6 +94,8 @@ export type ErrorCode =
   | 'NOT_PROPOSER'
   /** A new revision must follow the previous one, which must have ended in CHANGES_REQUESTED, STALE, EXPIRED or FAILED. */
   | 'PREVIOUS_REVISION_INVALID'
+  /** Another API key already acts as a principal of this name: say it is the same principal (samePrincipal), or choose another name. */
+  | 'PRINCIPAL_NAME_TAKEN'
   /** A proposal with this (batchId, recordId, revision) exists with different content. */
   | 'PROPOSAL_CONFLICT'
   /** No action proposal has this id. */

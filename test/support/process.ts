@@ -228,7 +228,12 @@ export async function createKeys(database: DatabaseRef, principals: readonly { n
     const made: KeyHolder[] = [];
     // One at a time, so the keys (and their events) are recorded in the order asked for.
     for (const { name, roles } of principals) {
-      const { key } = await createApiKey({ db, clock: systemClock }, { name: 'test-setup', authenticated: false }, { name, roles });
+      const { key } = await createApiKey(
+        { db, clock: systemClock },
+        { name: 'test-setup', authenticated: false },
+        // Tests may give a principal a second key (other roles, or after a revocation): the same principal.
+        { name, roles, samePrincipal: true },
+      );
       made.push(holder(name, roles, key));
     }
     return made;

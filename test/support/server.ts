@@ -93,18 +93,21 @@ export async function startTestServer(
     const id = `${name}\u0000${[...roles].sort().join(',')}`;
     let client = clients.get(id);
     if (!client) {
-      client = createApiKey({ db, clock }, { name: 'test-setup', authenticated: false }, { name, roles }).then(({ key }) => {
-        const auth = { authorization: `Bearer ${key}` };
-        return {
-          name,
-          key,
-          headers: auth,
-          async gql(document, variables, headers) {
-            const response = await postGraphQL(url, print(document), variables, { ...auth, ...headers });
-            return (await response.json()) as never;
-          },
-        } satisfies TestClient;
-      });
+      // One principal may be asked for with several role sets: each is a key of the same principal.
+      client = createApiKey({ db, clock }, { name: 'test-setup', authenticated: false }, { name, roles, samePrincipal: true }).then(
+        ({ key }) => {
+          const auth = { authorization: `Bearer ${key}` };
+          return {
+            name,
+            key,
+            headers: auth,
+            async gql(document, variables, headers) {
+              const response = await postGraphQL(url, print(document), variables, { ...auth, ...headers });
+              return (await response.json()) as never;
+            },
+          } satisfies TestClient;
+        },
+      );
       clients.set(id, client);
     }
     return client;
