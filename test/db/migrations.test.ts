@@ -150,7 +150,11 @@ describe('migrations', () => {
       blocker.close();
     }
     const results = await Promise.all([first.done, second.done]);
-    expect(results.map((result) => result.code)).toEqual([0, 0]);
+    // (Seen failing once, in a clean clone under load, without its output: the message now carries it.)
+    expect(
+      results.map((result) => result.code),
+      JSON.stringify(results),
+    ).toEqual([0, 0]);
     const applied = results.map((result) => (JSON.parse(result.lines.at(-1) as string) as { applied: string[] }).applied);
     // Exactly one of them applied each migration; the other found it done.
     expect(applied.flat().sort()).toEqual(MIGRATIONS.map((migration) => migration.name).sort());
