@@ -223,21 +223,30 @@ describe('live streams end with their credential', () => {
     expect(FIELDS.map((field) => streams[field].results.length)).toEqual(counts);
   }
 
+  /** The credential's end as every transport shows it: each stream ends with `message`, a socket closes as `close`, and nothing follows. */
+  async function expectCutOff(
+    opened: Awaited<ReturnType<typeof openStreams>>,
+    message: string,
+    close: { code: number; reason?: unknown },
+  ): Promise<void> {
+    await expectEnded(opened.streams, message);
+    if (opened.ws) {
+      await opened.ws.closed;
+      expect(opened.ws.closeEvent).toMatchObject(close);
+    }
+    await expectNothingAfter(opened.streams);
+  }
+
   const keyIdOf = async (name: string) => (await server.db.read.apiKey.findFirstOrThrow({ where: { name } })).id;
 
   it.each(TRANSPORTS)('a key revoked over GraphQL ends every stream it opened, over %s', async (transport) => {
     const name = `revoked-${transport}`;
     const subject = await server.as(name, ['REVIEWER']);
-    const { streams, ws } = await openStreams(transport, subject.headers);
+    const opened = await openStreams(transport, subject.headers);
     const admin = await server.as('admin', ['ADMIN']);
     const revoked = await post(server.url, REVOKE, { id: await keyIdOf(name) }, admin.headers);
     expect(revoked.body).toEqual({ data: { revokeApiKey: { __typename: 'RevokeApiKeyPayload' } } });
-    await expectEnded(streams, 'The API key has been revoked.');
-    if (ws) {
-      await ws.closed;
-      expect(ws.closeEvent).toMatchObject({ code: 4403 });
-    }
-    await expectNothingAfter(streams);
+    await expectCutOff(opened, 'The API key has been revoked.', { code: 4403 });
   });
 
   it.each(TRANSPORTS)(
@@ -245,7 +254,7 @@ describe('live streams end with their credential', () => {
     async (transport) => {
       const name = `revoked-elsewhere-${transport}`;
       const subject = await server.as(name, ['REVIEWER']);
-      const { streams, ws } = await openStreams(transport, subject.headers);
+      const opened = await openStreams(transport, subject.headers);
       // A database handle of its own: its commit reaches the server only through the database, as another process's would.
       const elsewhere = await openDatabase({ location: server.db.location });
       try {
@@ -253,12 +262,7 @@ describe('live streams end with their credential', () => {
       } finally {
         await elsewhere.close();
       }
-      await expectEnded(streams, 'The API key has been revoked.');
-      if (ws) {
-        await ws.closed;
-        expect(ws.closeEvent).toMatchObject({ code: 4403 });
-      }
-      await expectNothingAfter(streams);
+      await expectCutOff(opened, 'The API key has been revoked.', { code: 4403 });
     },
   );
 
@@ -273,12 +277,7 @@ describe('live streams end with their credential', () => {
       expect(FIELDS.filter((field) => streams[field].completed)).toEqual([]);
       expect(ws?.closeEvent ?? null).toBeNull();
       server.clock.advance(1_000);
-      await expectEnded(streams, 'The token has expired.');
-      if (ws) {
-        await ws.closed;
-        expect(ws.closeEvent).toMatchObject({ code: 4401, reason: expect.stringContaining('expired') });
-      }
-      await expectNothingAfter(streams);
+      await expectCutOff({ streams, ws }, 'The token has expired.', { code: 4401, reason: expect.stringContaining('expired') });
     },
   );
 
