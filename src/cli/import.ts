@@ -12,6 +12,7 @@ import { LIMITS, validateText } from '../domain/validation.js';
 import { addItems, type NewItem } from '../services/items.js';
 import type { Namespace } from './argparse.js';
 import { cliActor, type OpenDatabase, openExisting } from './database.js';
+import { ImportPace } from './import-pace.js';
 import { CliError, EXIT, emitFailure, jsonLine, seedCode, toCliError } from './output.js';
 import { pythonPath } from './python.js';
 
@@ -280,12 +281,12 @@ export async function runImport(args: Namespace): Promise<number> {
 
   const chosen = args.progress === 'auto' ? (process.stderr.isTTY ? 'bar' : 'lines') : (args.progress as 'bar' | 'lines' | 'none');
   const progress = new Progress(chosen, input.size);
-  const chunkSize = args.chunk_size as number;
+  const pace = new ImportPace({ maxChunk: args.chunk_size as number });
   const actor = cliActor();
   const counts: Counts = { lines: 0, imported: 0, skipped: 0, failed: 0 };
   const seen = new Map<string, number>();
   let format = formatOf(file, args.format as string | null);
-  let pending: Parsed[] = [];
+  const pending: Parsed[] = [];
   let committedThrough = 0;
 
   let interrupted = false;
@@ -303,15 +304,21 @@ export async function runImport(args: Namespace): Promise<number> {
     progress.log(jsonLine({ ok: false, error: detail.code, message: detail.message, line, field: detail.field }));
   };
 
+  // Commits what is pending, one chunk at a time: a chunk gathered at full size is split into turns
+  // when another writer has just appeared (see import-pace.ts).
   const flush = async () => {
-    if (pending.length === 0) return;
-    const batch = pending;
-    pending = [];
+    while (pending.length > 0) await commitChunk();
+  };
+  const commitChunk = async () => {
+    await pace.beforeChunk(deps.db.othersCommitted());
+    const batch = pending.splice(0, pace.chunkSize());
+    const started = performance.now();
     const outcomes = await addItems(
       deps,
       actor,
       batch.map((entry) => entry.item),
     );
+    pace.afterChunk(batch.length, performance.now() - started);
     outcomes.forEach((outcome, index) => {
       const entry = batch[index] as Parsed;
       if (outcome.ok) counts.imported += 1;
@@ -408,7 +415,7 @@ export async function runImport(args: Namespace): Promise<number> {
           fail(lineNumber, error.detail);
         }
       }
-      if (pending.length >= chunkSize) await flush();
+      if (pending.length >= pace.chunkSize()) await flush();
       else progress.update(counts, false);
       if (interrupted) break;
     }

@@ -76,6 +76,12 @@ export interface Database {
    * earlier than one already recorded (instances' clocks agree only to within a few milliseconds).
    */
   onWriteLocked(listener: (lastEventAt: Date | null) => void): () => void;
+  /**
+   * SQLite: true when another process has committed a write since the last call (PRAGMA data_version on
+   * the writer connection), so a long series of writes can leave it turns at the write lock (see
+   * cli/import-pace.ts). PostgreSQL: always false; writers there queue on the advisory lock in order.
+   */
+  othersCommitted(): boolean;
   close(): Promise<void>;
 }
 
@@ -134,6 +140,7 @@ async function openSqlite(file: string, options: DatabaseOptions): Promise<Datab
   await Promise.all([writer.$connect(), reader.$connect()]);
 
   const maxWait = options.maxWaitMs ?? 15_000;
+  let lastDataVersion = statements.dataVersion();
   return assemble({ dialect: 'sqlite', file }, writer, reader, {
     runBatch: async (runJobs) => {
       try {
@@ -157,6 +164,12 @@ async function openSqlite(file: string, options: DatabaseOptions): Promise<Datab
     },
     openTail: async () => new SqliteEventTail(file, busyTimeoutMs),
     lockWait: sqliteLockWait(busyTimeoutMs),
+    othersCommitted: () => {
+      const version = statements.dataVersion();
+      const changed = version !== null && lastDataVersion !== null && version !== lastDataVersion;
+      lastDataVersion = version;
+      return changed;
+    },
   });
 }
 
@@ -237,6 +250,7 @@ function assemble(
     close?: () => Promise<void>;
     onWriteLocked?: Database['onWriteLocked'];
     lockWait?: LockWait;
+    othersCommitted?: () => boolean;
   },
 ): Database {
   const commitListeners = new Set<() => void>();
@@ -264,6 +278,7 @@ function assemble(
     openTail: backend.openTail,
     // SQLite processes on one machine read one clock: nothing to align.
     onWriteLocked: backend.onWriteLocked ?? (() => () => {}),
+    othersCommitted: backend.othersCommitted ?? (() => false),
     async close() {
       await Promise.all([writer.$disconnect(), reader.$disconnect()]);
       await backend.close?.();

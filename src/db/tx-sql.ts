@@ -63,6 +63,16 @@ export class WriterStatements {
     if (this.current === handle) this.current = null;
   }
 
+  /**
+   * SQLite's PRAGMA data_version on the writer connection: it changes whenever another connection (another
+   * process, or this process's readers) has committed since it was last read, never for this connection's
+   * own commits.
+   */
+  dataVersion(): number | null {
+    if (!this.connection) return null;
+    return this.connection.pragma('data_version', { simple: true }) as number;
+  }
+
   statement(sql: string): Statement {
     if (!this.prepareOnConnection) throw new Error('The writer connection is not open.');
     let statement = this.statements.get(sql);

@@ -36,15 +36,20 @@ export function isSqliteBusy(error: unknown, depth = 0): boolean {
 }
 
 const FIRST_DELAY_MS = 2;
-const LONGEST_DELAY_MS = 100;
+/**
+ * The longest pause between two attempts. SQLite's own busy handler sleeps up to 100 ms, but a failed
+ * attempt costs little here (BEGIN and one statement, off the event loop), and SQLite has no queue for the
+ * lock: a writer polling slowly misses the gaps a long writer leaves (cli/import-pace.ts leaves gaps a
+ * little longer than this).
+ */
+export const LONGEST_LOCK_RETRY_MS = 10;
 
 /**
- * The pause after the `attempt`-th failed attempt in a row: doubling from 2 ms to 100 ms (the longest
- * SQLite's own busy handler sleeps), each drawn between half and all of that, so processes that wait
- * together do not retry in step.
+ * The pause after the `attempt`-th failed attempt in a row: doubling from 2 ms to LONGEST_LOCK_RETRY_MS,
+ * each drawn between half and all of that, so processes that wait together do not retry in step.
  */
 export function lockRetryDelay(attempt: number): number {
-  const ceiling = Math.min(LONGEST_DELAY_MS, FIRST_DELAY_MS * 2 ** Math.min(attempt - 1, 16));
+  const ceiling = Math.min(LONGEST_LOCK_RETRY_MS, FIRST_DELAY_MS * 2 ** Math.min(attempt - 1, 16));
   return ceiling * (0.5 + Math.random() / 2);
 }
 
