@@ -176,7 +176,11 @@ describe('frames held for the next flush', () => {
     const last = next(sizes.length + 1);
     order.push(last);
     hold(socket, last);
-    await waitFor(() => log.length === from + order.length, 10_000, () => `received ${log.slice(from).join(',')}`);
+    await waitFor(
+      () => log.length === from + order.length,
+      10_000,
+      () => `received ${log.slice(from).join(',')}`,
+    );
     expect(log.slice(from)).toEqual(order);
   });
 
