@@ -2,7 +2,7 @@
 // expiry and deadlines by "now"; SPEC says the server's clock is the only clock, so every instance
 // follows the database server's clock: it measures the offset of its own clock from PostgreSQL's
 // clock_timestamp() (taking the sample with the shortest round trip, as NTP does) and corrects by it.
-import { type Clock, offsetClock } from '../domain/clock.js';
+import { type Clock, monotonicTime, offsetClock } from '../domain/clock.js';
 import type { Logger } from '../logger.js';
 import type { Database } from './client.js';
 
@@ -15,7 +15,7 @@ export interface DatabaseClock extends Clock {
 }
 
 export interface DatabaseClockOptions {
-  /** The local clock in epoch milliseconds (Date.now; injectable so tests can skew it). */
+  /** The local clock in epoch milliseconds (monotonic, see monotonicTime; injectable so tests can skew it). */
   local?: () => number;
   samples?: number;
   /** How often the offset is measured again (clocks drift). */
@@ -40,7 +40,7 @@ async function measure(db: Database, local: () => number, samples: number): Prom
 
 /** A clock that reads the database server's time; PostgreSQL only. */
 export async function databaseClock(db: Database, logger: Logger, options: DatabaseClockOptions = {}): Promise<DatabaseClock> {
-  const local = options.local ?? Date.now;
+  const local = options.local ?? monotonicTime();
   const samples = options.samples ?? 5;
   const warnAboveMs = options.warnAboveMs ?? 1_000;
   let state = await measure(db, local, samples);

@@ -32,7 +32,7 @@ export function toItem(row: ItemRow): Item {
 
 const NEXT_CLAIMABLE = (filters: string) => `
   SELECT * FROM "Item"
-  WHERE "status" = 'PENDING' AND ("leaseTokenHash" IS NULL OR "leaseExpiresAt" <= ?) ${filters}
+  WHERE "status" = 'PENDING' AND ("leaseTokenHash" IS NULL OR "leaseExpiresAt" <= ? OR "leaseExpiryRecorded") ${filters}
   ORDER BY "createdAt", "batchId", "recordId"
   LIMIT 1`;
 /** Exported for the bench, which shows the EXPLAIN QUERY PLAN of the very statement a claim runs. */
@@ -81,7 +81,7 @@ export async function grantLease(
     (await sql.run(
       `UPDATE "Item" SET "leaseTokenHash" = ?, "claimedBy" = ?, "claimedAt" = ?, "leaseExpiresAt" = ?,
          "leaseNumber" = "leaseNumber" + 1, "leaseExpiryRecorded" = FALSE, "version" = "version" + 1
-       WHERE "id" = ? AND "status" = 'PENDING' AND ("leaseTokenHash" IS NULL OR "leaseExpiresAt" <= ?)`,
+       WHERE "id" = ? AND "status" = 'PENDING' AND ("leaseTokenHash" IS NULL OR "leaseExpiresAt" <= ? OR "leaseExpiryRecorded")`,
       lease.tokenHash,
       lease.holder,
       lease.now,
@@ -92,8 +92,8 @@ export async function grantLease(
   );
 }
 
-/** The fence for a holder's change: still pending, still this token, lease unexpired at `now`. */
-const HELD = `"id" = ? AND "status" = 'PENDING' AND "leaseTokenHash" = ? AND "leaseExpiresAt" > ?`;
+/** The fence for a holder's change: still pending, still this token, lease unexpired at `now` and its lapse not recorded. */
+const HELD = `"id" = ? AND "status" = 'PENDING' AND "leaseTokenHash" = ? AND "leaseExpiresAt" > ? AND NOT "leaseExpiryRecorded"`;
 
 export async function extendLease(sql: TxSql, held: Item, now: Date, expiresAt: Date): Promise<boolean> {
   return (
@@ -172,18 +172,36 @@ export async function insertItem(
   return toItem(row);
 }
 
-/** Marks the current lease's lapse as recorded, once: only one writer, in any process, can win. */
-export async function markLapseRecorded(sql: TxSql, item: Item, now: Date): Promise<boolean> {
+/**
+ * Marks the current lease's lapse as recorded, once: only one writer, in any process, can win. A
+ * recorded lapse is final for every reader, whatever its clock (claimState, the claim and holder
+ * fences), which is what keeps an overlong lease (see isOverlong) lapsed once one clock has seen it so.
+ */
+export async function markLapseRecorded(sql: TxSql, item: Item, now: Date, longest: Date): Promise<boolean> {
   return (
     (await sql.run(
       `UPDATE "Item" SET "leaseExpiryRecorded" = TRUE, "version" = "version" + 1
        WHERE "id" = ? AND "leaseNumber" = ? AND "leaseExpiryRecorded" = FALSE AND "status" = 'PENDING'
-         AND "leaseTokenHash" IS NOT NULL AND "leaseExpiresAt" <= ?`,
+         AND "leaseTokenHash" IS NOT NULL AND ("leaseExpiresAt" <= ? OR "leaseExpiresAt" > ?)`,
       item.id,
       item.leaseNumber,
       now,
+      longest,
     )) === 1
   );
+}
+
+/** Unrecorded leases whose expiry lies beyond `longest` (now + the longest lease): see isOverlong. */
+export async function overlongUnrecorded(sql: TxSql, longest: Date, limit: number): Promise<Item[]> {
+  return (
+    await sql.all<ItemRow>(
+      `SELECT * FROM "Item"
+       WHERE "leaseExpiryRecorded" = FALSE AND "leaseExpiresAt" > ? AND "status" = 'PENDING' AND "leaseTokenHash" IS NOT NULL
+       ORDER BY "leaseExpiresAt" DESC LIMIT ?`,
+      longest,
+      limit,
+    )
+  ).map(toItem);
 }
 
 /** Leases that have lapsed by `now` and whose lapse is not recorded yet, soonest first. */

@@ -15,13 +15,44 @@ export interface Clock {
 /** Node's setTimeout cannot wait longer than this; longer waits are re-armed. */
 const MAX_TIMEOUT_MS = 2_147_483_647;
 
-export const systemClock: Clock = offsetClock(() => 0);
+/** Where a clock reads the time: the wall clock (epoch ms) and a monotonic count of elapsed ms. */
+export interface TimeSources {
+  wall: () => number;
+  elapsed: () => number;
+}
+
+const SYSTEM_SOURCES: TimeSources = { wall: Date.now, elapsed: () => performance.now() };
+
+/**
+ * Epoch milliseconds that never go backwards: the wall clock read once, plus the monotonic time
+ * elapsed since. A wall clock set back (an NTP step, an operator) is not followed, so a lease this
+ * process measures lasts its length whatever the wall clock does; a wall clock that gets ahead
+ * (a suspended machine resumed, a forward correction) is followed, as every other process sees it.
+ */
+export function monotonicTime(sources: TimeSources = SYSTEM_SOURCES): () => number {
+  let anchor = sources.wall() - sources.elapsed();
+  let last = Number.NEGATIVE_INFINITY;
+  return () => {
+    const elapsed = sources.elapsed();
+    const wall = sources.wall();
+    if (wall > anchor + elapsed) anchor = wall - elapsed;
+    last = Math.max(last, anchor + elapsed);
+    return last;
+  };
+}
+
+/** A process's clock: monotonic (see monotonicTime). */
+export function monotonicClock(sources: TimeSources = SYSTEM_SOURCES): Clock {
+  return offsetClock(() => 0, monotonicTime(sources));
+}
+
+export const systemClock: Clock = monotonicClock();
 
 /**
  * The system clock moved by `offsetMs()` milliseconds, read on every call: for several instances
  * that share one clock (the database server's), each correcting its own by the measured offset.
  */
-export function offsetClock(offsetMs: () => number, local: () => number = Date.now): Clock {
+export function offsetClock(offsetMs: () => number, local: () => number): Clock {
   return {
     now: () => new Date(local() + offsetMs()),
     setTimer(at, callback) {

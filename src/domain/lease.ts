@@ -1,5 +1,6 @@
 // Lease rules: token issue and hashing, expiry arithmetic and the derived claim state.
 import { createHash, randomBytes } from 'node:crypto';
+import { LIMITS } from './validation.js';
 
 export type ClaimState = 'UNCLAIMED' | 'ACTIVE' | 'EXPIRED' | 'NOT_APPLICABLE';
 
@@ -8,6 +9,8 @@ export interface LeaseFields {
   status: string;
   leaseTokenHash: string | null;
   leaseExpiresAt: Date | null;
+  /** Whether the lapse of this lease is recorded (LEASE_EXPIRED): final, whatever the clock says. */
+  leaseExpiryRecorded?: boolean;
 }
 
 const TOKEN_PREFIX = 'lh_';
@@ -30,15 +33,31 @@ export function leaseExpiry(now: Date, leaseSeconds: number): Date {
   return new Date(now.getTime() + leaseSeconds * 1000);
 }
 
-/** A lease has lapsed once its expiry time is reached (seed A: expires_at <= now). */
+/**
+ * No lease (item or proposal, review or execution) is granted or renewed for longer than this, so a
+ * stored expiry further ahead of the clock than this was written by a clock ahead of the one reading
+ * it: the reading clock was set back (a restarted server, a CLI command after the wall clock jumped).
+ */
+export const LONGEST_LEASE_MS = LIMITS.maxLeaseSeconds * 1000;
+
+/** Whether a stored expiry is further ahead of `now` than any lease can run (see LONGEST_LEASE_MS). */
+export function isOverlong(expiresAt: Date, now: Date): boolean {
+  return expiresAt.getTime() - now.getTime() > LONGEST_LEASE_MS;
+}
+
+/**
+ * A lease has lapsed once its expiry time is reached (seed A: expires_at <= now), or once its expiry
+ * is overlong by this clock: a clock set back never holds a lease for longer than the longest lease
+ * from its claim (the lapse is then recorded, for good, at the next claim or expiry sweep: recordLapse).
+ */
 export function isLapsed(expiresAt: Date, now: Date): boolean {
-  return expiresAt.getTime() <= now.getTime();
+  return expiresAt.getTime() <= now.getTime() || isOverlong(expiresAt, now);
 }
 
 export function claimState(item: LeaseFields, now: Date): ClaimState {
   if (item.status !== 'PENDING') return 'NOT_APPLICABLE';
   if (item.leaseTokenHash === null || item.leaseExpiresAt === null) return 'UNCLAIMED';
-  return isLapsed(item.leaseExpiresAt, now) ? 'EXPIRED' : 'ACTIVE';
+  return item.leaseExpiryRecorded || isLapsed(item.leaseExpiresAt, now) ? 'EXPIRED' : 'ACTIVE';
 }
 
 /** Items are stamped with whole seconds, as seed A does, so its claim order is kept. */

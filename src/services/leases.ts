@@ -9,9 +9,10 @@ import {
   grantLease,
   lapsedUnrecorded,
   markLapseRecorded,
+  overlongUnrecorded,
 } from '../db/item-store.js';
 import { DomainError } from '../domain/errors.js';
-import { hashLeaseToken, isLapsed, issueLeaseToken, leaseExpiry } from '../domain/lease.js';
+import { hashLeaseToken, isLapsed, isOverlong, issueLeaseToken, LONGEST_LEASE_MS, leaseExpiry } from '../domain/lease.js';
 import { LIMITS, validateLeaseSeconds, validateText, validateToken } from '../domain/validation.js';
 import type { Actor, ServiceDeps } from './context.js';
 
@@ -42,6 +43,8 @@ export async function claimItem(deps: ServiceDeps, actor: Actor, input: ClaimInp
 
   return deps.db.write(async (_tx, sql) => {
     const now = deps.clock.now();
+    // Leases this clock finds overlong are recorded as lapsed first, so the search below sees them lapsed.
+    await recordOverlongLeases(sql, now, OVERLONG_PER_CLAIM);
     const found = await findNextClaimable(sql, now, { batchId, notAddedBy: actor.authenticated ? reviewer : null });
     if (!found) return null;
     // A lapsed lease being replaced is recorded as expired first, if no announcer got to it yet.
@@ -102,7 +105,7 @@ export async function findActiveLease(sql: TxSql, token: string, now: Date, acto
   if (actor.authenticated && item.claimedBy !== actor.name) {
     throw new DomainError('NOT_LEASE_HOLDER', 'This lease is held by another principal; only its holder may use it.', 'token');
   }
-  if (isLapsed(item.leaseExpiresAt, now)) {
+  if (item.leaseExpiryRecorded || isLapsed(item.leaseExpiresAt, now)) {
     throw new DomainError('CLAIM_EXPIRED', 'This lease has expired: claim the item again to get a new token.', 'token');
   }
   return item;
@@ -160,11 +163,13 @@ export async function releaseLease(
 
 /**
  * Records the lapse of `item`'s current lease as a LEASE_EXPIRED event, once: the conditional
- * write lets exactly one writer win, whichever process it runs in. Returns the item after it
- * (unchanged when someone else recorded it first).
+ * write lets exactly one writer win, whichever process it runs in. An overlong lease (its expiry
+ * further ahead than any lease can run: this clock is behind the one that granted it) lapses here
+ * too, for good. Returns the item after it (unchanged when someone else recorded it first).
  */
 export async function recordLapse(sql: TxSql, item: Item, now: Date): Promise<Item> {
-  if (!(await markLapseRecorded(sql, item, now))) return item;
+  if (!(await markLapseRecorded(sql, item, now, longestFrom(now)))) return item;
+  const overlong = item.leaseExpiresAt !== null && isOverlong(item.leaseExpiresAt, now);
   const recorded: Item = { ...item, leaseExpiryRecorded: true, version: item.version + 1 };
   await appendEvent(sql, {
     type: 'LEASE_EXPIRED',
@@ -172,17 +177,36 @@ export async function recordLapse(sql: TxSql, item: Item, now: Date): Promise<It
     at: now,
     item: recorded,
     leaseNumber: item.leaseNumber,
-    details: { holder: item.claimedBy, expiredAt: item.leaseExpiresAt?.toISOString() ?? null },
+    details: {
+      holder: item.claimedBy,
+      expiredAt: item.leaseExpiresAt?.toISOString() ?? null,
+      ...(overlong ? { overlong: true } : {}),
+    },
   });
   return recorded;
 }
 
-/** Records every lease that has lapsed by now and is not recorded yet (at most `limit`). Returns how many. */
+/** How many overlong leases a claim records before searching (more wait for the next claim or sweep). */
+const OVERLONG_PER_CLAIM = 20;
+
+function longestFrom(now: Date): Date {
+  return new Date(now.getTime() + LONGEST_LEASE_MS);
+}
+
+async function recordOverlongLeases(sql: TxSql, now: Date, limit: number): Promise<number> {
+  let recorded = 0;
+  for (const item of await overlongUnrecorded(sql, longestFrom(now), limit)) {
+    if ((await recordLapse(sql, item, now)).leaseExpiryRecorded) recorded += 1;
+  }
+  return recorded;
+}
+
+/** Records every lease that has lapsed (or is overlong) by now and is not recorded yet (at most `limit`). Returns how many. */
 export async function recordLapsedLeases(deps: ServiceDeps, limit = 200): Promise<number> {
   return deps.db.write(async (_tx, sql) => {
     const now = deps.clock.now();
-    let recorded = 0;
-    for (const item of await lapsedUnrecorded(sql, now, limit)) {
+    let recorded = await recordOverlongLeases(sql, now, limit);
+    for (const item of await lapsedUnrecorded(sql, now, limit - recorded)) {
       if ((await recordLapse(sql, item, now)).leaseExpiryRecorded) recorded += 1;
     }
     return recorded;
