@@ -5,6 +5,7 @@ import { Authenticator } from './auth/authenticator.js';
 import { onKeyRevoked } from './auth/revocations.js';
 import type { Config } from './config.js';
 import type { Database } from './db/client.js';
+import { WriteHealth } from './db/write-health.js';
 import type { Clock } from './domain/clock.js';
 import { DEFAULT_POLICIES } from './domain/proposal.js';
 import { Live } from './events/live.js';
@@ -47,7 +48,10 @@ export interface App {
 }
 
 export function createApp(options: AppOptions): App {
-  const { db, clock, config, logger } = options;
+  const { clock, config, logger } = options;
+  // Every write the app makes goes through this, so /ready knows whether writes work.
+  const writeHealth = new WriteHealth(options.db);
+  const db = writeHealth.database;
   let stopping = false;
   const authenticator = new Authenticator({ db, clock, logger, jwt: config.jwt ?? null });
   const live = new Live({
@@ -64,7 +68,7 @@ export function createApp(options: AppOptions): App {
     (config.metrics ?? true) ? new Metrics({ live, clock, webSocketConnections: () => webSockets.connectionCount() }) : null;
   if (metrics) live.feed.listen(metrics.onEvents);
 
-  const yoga = createGraphQLYoga({ db, clock, logger, live, authenticator, metrics, config, stopping: () => stopping });
+  const yoga = createGraphQLYoga({ db, clock, logger, live, authenticator, metrics, config, stopping: () => stopping, writeHealth });
   const server = createServer(yoga);
   const webSockets = serveGraphQLOverWebSocket({ server, yoga, authenticator, db, clock, logger, maxMessageBytes: config.maxBodyBytes });
 

@@ -53,6 +53,9 @@ async function main(): Promise<void> {
       },
     );
   };
+  // A write past the file size limit (RLIMIT_FSIZE) would end the process (SIGXFSZ); ignored, the write
+  // fails with an I/O error like a full disk, /ready answers 503 and reads go on.
+  process.on('SIGXFSZ', () => logger.warn('a write went past the file size limit (RLIMIT_FSIZE)'));
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
 }

@@ -1,22 +1,35 @@
-// GET /ready: 200 while this instance takes traffic and its database answers, 503 otherwise.
+// GET /ready: 200 while this instance takes traffic, its database answers and its writes work, 503 otherwise.
 import { type Plugin, useReadinessCheck } from 'graphql-yoga';
 import type { Database } from '../db/client.js';
+import type { WriteHealth } from '../db/write-health.js';
 import type { Logger } from '../logger.js';
 
-/** `stopping` turns readiness off first, so a load balancer drains this instance before it closes. */
-export function readiness(db: Database, logger: Logger, stopping: () => boolean): Plugin {
+/**
+ * `stopping` turns readiness off first, so a load balancer drains this instance before it closes.
+ * Writes are judged by the real writes' outcomes (see WriteHealth): a probe costs no write while they
+ * succeed, and one small write a second at most while they fail.
+ */
+export function readiness(db: Database, logger: Logger, stopping: () => boolean, writes: WriteHealth | null = null): Plugin {
+  let reported: string | null = null;
   return useReadinessCheck({
     endpoint: '/ready',
     check: async () => {
       if (stopping()) return false;
       try {
         await db.read.$queryRawUnsafe('SELECT 1');
-        return true;
       } catch (error) {
         // The answer is a bare 503: the reason (hosts, users) belongs in the log, not the response.
         logger.warn({ err: error }, 'not ready: the database did not answer');
         return false;
       }
+      if (writes === null || (await writes.writable())) {
+        if (reported !== null) logger.info('ready again: writes work');
+        reported = null;
+        return true;
+      }
+      if (reported !== writes.failing) logger.warn({ code: writes.failing }, 'not ready: writes fail (disk full, read-only or I/O error)');
+      reported = writes.failing;
+      return false;
     },
   });
 }

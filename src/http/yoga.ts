@@ -12,6 +12,7 @@ import { REFUSAL_RATE_LIMIT, refusalRateLimit } from '../auth/refusal-limit.js';
 import type { Config } from '../config.js';
 import { dashboard } from '../dashboard.js';
 import type { Database } from '../db/client.js';
+import type { WriteHealth } from '../db/write-health.js';
 import type { Principal } from '../domain/access.js';
 import type { Clock } from '../domain/clock.js';
 import { DEFAULT_POLICIES } from '../domain/proposal.js';
@@ -51,10 +52,12 @@ export interface GraphQLYogaOptions {
     Partial<Pick<Config, 'metricsPublic' | 'introspection' | 'rateLimit' | 'approvalPolicies' | 'corsOrigins'>>;
   /** True once the app is stopping: /ready answers 503 from then on. */
   stopping: () => boolean;
+  /** The outcome of this instance's writes: /ready answers 503 while they fail. */
+  writeHealth?: WriteHealth;
 }
 
 export function createGraphQLYoga(options: GraphQLYogaOptions): GraphQLYoga {
-  const { db, clock, logger, live, authenticator, metrics, config, stopping } = options;
+  const { db, clock, logger, live, authenticator, metrics, config, stopping, writeHealth } = options;
   const ids = new WeakMap<Request, string>();
   const principals = new WeakMap<Request, Principal>();
   const limiter = new RateLimiter(config.rateLimit ?? { perSecond: 50, burst: 100 }, clock);
@@ -110,7 +113,7 @@ export function createGraphQLYoga(options: GraphQLYogaOptions): GraphQLYoga {
       sharedSubscriptions(),
       credentialStreams(authenticator),
       ...(metrics ? [metricsEndpoint(metrics, logger, config.metricsPublic ? null : authenticator)] : []),
-      readiness(db, logger, stopping),
+      readiness(db, logger, stopping, writeHealth ?? null),
     ],
   });
 }
