@@ -366,7 +366,7 @@ describe('the dashboard on a manual clock', () => {
     await waitForText(page.locator('#chart-summary'), /3 decisions, 1 lease expiry/);
     await waitForText(page.locator(`tr[data-record="${TODAY}/C-004"] td.countdown`), '3:30');
     await waitForText(page.locator(`tr[data-record="${TODAY}/C-005"] td.countdown`), '10:00');
-    await waitForText(page.locator(`tr[data-record="${YESTERDAY}/A-001"] td.countdown`), 'lapsed');
+    await waitForText(page.locator(`tr[data-record="${YESTERDAY}/A-001"] td.countdown`), 'expired');
     await waitForText(page.locator('#stat-oldest'), '55 min 0 s');
     await page.locator('#feed li').first().waitFor();
     expect(await page.locator('#feed li').count()).toBe(await historyLength(server));

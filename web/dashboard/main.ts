@@ -322,7 +322,7 @@ class Session {
       header.scope = 'row';
       const countdown = el('td', 'countdown');
       if (item.claimState === 'ACTIVE' && item.leaseExpiresAt) countdown.dataset.expires = String(Date.parse(item.leaseExpiresAt));
-      countdown.textContent = item.claimState === 'EXPIRED' ? 'lapsed' : '—';
+      countdown.textContent = item.claimState === 'EXPIRED' ? 'expired' : '—';
       // What a watcher needs first comes first: on a phone the later columns scroll into view.
       row.append(
         header,
