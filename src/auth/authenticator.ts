@@ -3,7 +3,7 @@
 import { createSecretKey, type KeyObject } from 'node:crypto';
 import { importSPKI, type JWTPayload, errors as joseErrors, jwtVerify } from 'jose';
 import type { JwtConfig } from '../config.js';
-import { isRole, type Principal, parseRoles, type Role } from '../domain/access.js';
+import { isRole, isServerName, type Principal, parseRoles, type Role } from '../domain/access.js';
 import type { Timer } from '../domain/clock.js';
 import { LIMITS, validateText } from '../domain/validation.js';
 import type { Logger } from '../logger.js';
@@ -23,12 +23,6 @@ const TOUCH_EVERY_MS = 60_000;
 const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i;
 const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
 const MAX_CREDENTIAL_LENGTH = 8_192;
-/**
- * Names the server records as the actor of its own changes: `system` (lapsed leases and proposals, the
- * first-run key, a closed connection's release) and `cli` or `cli:<user>` (the command line, see
- * src/cli/database.ts). A token claiming one would pass its changes off as the server's.
- */
-const SERVER_NAMES = /^(system|cli(:.*)?)$/is;
 
 export interface AuthenticatorOptions extends ServiceDeps {
   jwt: JwtConfig | null;
@@ -191,7 +185,7 @@ export class Authenticator {
       throw new AuthenticationError(`The token's "${jwt.nameClaim}" claim must be 1–100 characters without control characters.`);
     }
     // Compatibility forms too: "ｓｙｓｔｅｍ" (full-width) reads as "system" in the history.
-    if (SERVER_NAMES.test(name.normalize('NFKC'))) {
+    if (isServerName(name)) {
       throw new AuthenticationError(
         `The token's "${jwt.nameClaim}" claim names "${name}", which the server uses for its own changes: no token may claim it.`,
       );

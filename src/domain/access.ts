@@ -17,6 +17,18 @@ export function isRole(value: string): value is Role {
   return Object.hasOwn(ROLES, value);
 }
 
+/**
+ * Names the server records as the actor of its own changes: `system` (lapsed leases and proposals, the
+ * first-run key, a closed connection's release) and `cli` or `cli:<user>` (the command line, see
+ * src/cli/database.ts). A credential claiming one would pass its changes off as the server's.
+ */
+const SERVER_NAMES = /^(system|cli(:.*)?)$/is;
+
+/** Whether `name` is one of the server's own names, in any case or compatibility form ("ｓｙｓｔｅｍ" reads as "system"). */
+export function isServerName(name: string): boolean {
+  return SERVER_NAMES.test(name.normalize('NFKC'));
+}
+
 /** How a principal proved who it is. */
 export type Credential = 'API_KEY' | 'JWT';
 

@@ -32,6 +32,8 @@ export const ERROR_CODES = {
   INVALID_ROLE: 'The roles must be a non-empty list of ADMIN, PROPOSER, REVIEWER, EXECUTOR, VIEWER.',
   PRINCIPAL_NAME_TAKEN:
     'Another API key already acts as a principal of this name: say it is the same principal (samePrincipal), or choose another name.',
+  RESERVED_NAME:
+    'The server records its own changes under this name (system, cli, cli:<user>): no principal may take it; choose another name.',
   RATE_LIMITED: 'Too many changes from this principal; retry after the time given.',
   PROPOSAL_NOT_FOUND: 'No action proposal has this id.',
   PROPOSAL_CONFLICT: 'A proposal with this (batchId, recordId, revision) exists with different content.',

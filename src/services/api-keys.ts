@@ -3,7 +3,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { ApiKey } from '../db/client.js';
 import { appendEvent } from '../db/event-store.js';
-import { formatRoles, isRole, type Role } from '../domain/access.js';
+import { formatRoles, isRole, isServerName, type Role } from '../domain/access.js';
 import { DomainError } from '../domain/errors.js';
 import { LIMITS, validateText } from '../domain/validation.js';
 import type { Actor, ServiceDeps } from './context.js';
@@ -52,6 +52,14 @@ export async function createApiKey(
   input: { name: string; roles: readonly string[]; samePrincipal?: boolean },
 ): Promise<IssuedApiKey> {
   const name = validateText(input.name, 'name', LIMITS.reviewer);
+  // As a JWT may not claim them (auth/authenticator.ts): a key named "system" would pass its changes off as the server's.
+  if (isServerName(name)) {
+    throw new DomainError(
+      'RESERVED_NAME',
+      `"${name}" is a name the server records its own changes under (system, cli, cli:<user>): no key may act as it, even as the same principal; choose another name.`,
+      'name',
+    );
+  }
   const roles = validateRoles(input.roles);
   return deps.db.write(async (tx, sql) => {
     const sharing = (await tx.apiKey.findMany({ where: { name }, select: { id: true }, orderBy: { id: 'asc' } })).map((key) => key.id);

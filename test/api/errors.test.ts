@@ -860,7 +860,7 @@ describe('who is asking: credentials, roles, lease holders, proposers, keys and 
     expect(ok(await tanaka.gql(Decide, { token, decision: 'ACCEPTED' })).decideItem).toMatchObject({ __typename: 'DecideItemPayload' });
   });
 
-  it('INVALID_ROLE, API_KEY_NOT_FOUND, API_KEY_REVOKED and PRINCIPAL_NAME_TAKEN: refused key administration', async () => {
+  it('INVALID_ROLE, API_KEY_NOT_FOUND, API_KEY_REVOKED, PRINCIPAL_NAME_TAKEN and RESERVED_NAME: refused key administration', async () => {
     const keys = async () => ok(await server.gql(ApiKeys)).apiKeys;
     expect(
       await expectNoWrite(
@@ -890,6 +890,13 @@ describe('who is asking: credentials, roles, lease holders, proposers, keys and 
         bySetup('createApiKey'),
       ),
     ).toEqual(refused('PRINCIPAL_NAME_TAKEN', 'name'));
+    expect(
+      await expectNoWrite(
+        async () => ok(await server.gql(CreateKey, { name: 'system', roles: ['VIEWER'] })).createApiKey,
+        keys,
+        bySetup('createApiKey'),
+      ),
+    ).toEqual(refused('RESERVED_NAME', 'name'));
   });
 
   it('RATE_LIMITED: a principal over its budget of changes gets HTTP 429 with Retry-After, and nothing runs', async () => {
@@ -960,6 +967,7 @@ describe('error code catalogue', () => {
     'API_KEY_REVOKED',
     'INVALID_ROLE',
     'PRINCIPAL_NAME_TAKEN',
+    'RESERVED_NAME',
     'RATE_LIMITED',
   ];
 

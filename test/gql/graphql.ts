@@ -104,6 +104,8 @@ export type ErrorCode =
   | 'PROPOSAL_STATE_CONFLICT'
   /** Too many changes from this principal; retry after the time given. */
   | 'RATE_LIMITED'
+  /** The server records its own changes under this name (system, cli, cli:<user>): no principal may take it; choose another name. */
+  | 'RESERVED_NAME'
   /** The revision (or fingerprint) named is not the one under review. */
   | 'REVISION_MISMATCH'
   /** A proposer may not approve, review or execute its own proposal. */
