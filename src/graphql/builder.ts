@@ -2,7 +2,7 @@
 import SchemaBuilder from '@pothos/core';
 import ComplexityPlugin from '@pothos/plugin-complexity';
 import ErrorsPlugin from '@pothos/plugin-errors';
-import RelayPlugin from '@pothos/plugin-relay';
+import RelayPlugin, { resolveNodes } from '@pothos/plugin-relay';
 import ScopeAuthPlugin from '@pothos/plugin-scope-auth';
 import { GraphQLError, type GraphQLField, type GraphQLResolveInfo, getNullableType, isListType } from 'graphql';
 import { DateTimeResolver, JSONObjectResolver, JSONResolver } from 'graphql-scalars';
@@ -14,14 +14,30 @@ import { SUBSCRIPTION_LIMITS_PLUGIN } from './subscription-limits.js';
 
 const NODE_TYPES = new Set(['Item', 'Event', 'Proposal']);
 
+/**
+ * The typename a global id this API did not issue decodes to. Decoding never throws: arguments are
+ * decoded for the cost of the whole operation inside whichever root field runs first, so a throw there
+ * failed every field of the request (`{ serverTime node(id: "bogus") { id } }` answered `data: null`).
+ * The field that uses the id refuses it instead: `node` and `nodes` here, the others by checking the
+ * typename they need.
+ */
+export const NOT_ISSUED = '';
+
 /** Global ids are base64("Type:id"); anything else is the caller's mistake, not a server fault. */
 function decodeGlobalId(globalId: string): { typename: string; id: string } {
   const decoded = Buffer.from(globalId, 'base64').toString('utf8');
   const match = /^([A-Za-z]+):(\d{1,15})$/.exec(decoded);
-  if (!match?.[1] || !match[2] || !NODE_TYPES.has(match[1])) {
-    throw new DomainError('INVALID_ARGUMENT', `"${globalId.slice(0, 64)}" is not an id this API issued.`, 'id');
-  }
+  if (!match?.[1] || !match[2] || !NODE_TYPES.has(match[1])) return { typename: NOT_ISSUED, id: globalId };
   return { typename: match[1], id: match[2] };
+}
+
+type NodeBuilder = Parameters<typeof resolveNodes>[0];
+/** The builder, for `nodes` to resolve the ids it keeps (set once the builder exists, below). */
+const nodeBuilder: { current: NodeBuilder | null } = { current: null };
+
+/** The error for an id this API did not issue (its decoded form carries the text given). */
+function notIssued(id: { id: string }, field: string): DomainError {
+  return new DomainError('INVALID_ARGUMENT', `"${id.id.slice(0, 64)}" is not an id this API issued.`, field);
 }
 
 /**
@@ -116,11 +132,22 @@ export const builder = new SchemaBuilder<{
     decodeGlobalID: decodeGlobalId,
     nodeQueryOptions: {
       description: 'Fetches any object by its global id; null when it does not exist.',
+      resolve: (_root, args, _context, _info, resolveNode) => {
+        if (args.id.typename === NOT_ISSUED) throw notIssued(args.id, 'id');
+        return resolveNode(args.id);
+      },
       authScopes: requires('Query', 'node', 'readQueue'),
       args: { id: { description: 'A global id from an `id` field.' } },
     },
     nodesQueryOptions: {
       description: 'Fetches objects by their global ids, in the same order; null for each that does not exist.',
+      // An id this API did not issue fails its own entry (null, with an error at its index), not the list.
+      resolve: async (_root, args, context, info): Promise<unknown[]> => {
+        const ids = args.ids.map((id) => (id.typename === NOT_ISSUED ? null : id));
+        const found: unknown[] = await resolveNodes(nodeBuilder.current as NodeBuilder, context, info, ids);
+        // graphql-js fails a list entry that is an Error, alone (entries are nullable).
+        return args.ids.map((id, index) => (id.typename === NOT_ISSUED ? notIssued(id, `ids[${index}]`) : found[index]));
+      },
       authScopes: requires('Query', 'nodes', 'readQueue'),
       args: { ids: { description: 'Global ids from `id` fields.' } },
     },
@@ -142,6 +169,7 @@ export const builder = new SchemaBuilder<{
   },
   errors: { directResult: true },
 });
+nodeBuilder.current = builder as unknown as NodeBuilder;
 
 /**
  * Wraps a mutation's resolver so that an expected refusal (a DomainError, which the errors plugin

@@ -37,6 +37,26 @@ describe('malformed requests', () => {
     expect(body).toEqual({ data: { node: null } });
   });
 
+  it('a malformed id fails only its own field, whatever the order of root fields', async () => {
+    const post = async (query: string) => (await (await postGraphQL(server.url, query, undefined, auth)).json()) as GraphQLBody;
+    for (const query of ['{ serverTime node(id: "bogus") { id } }', '{ node(id: "bogus") { id } serverTime }']) {
+      const body = await post(query);
+      expect(typeof body.data?.serverTime, query).toBe('string');
+      expect(body.data?.node, query).toBeNull();
+      expect(
+        body.errors?.map((error) => [(error as { path?: unknown }).path, error.extensions?.code]),
+        query,
+      ).toEqual([[['node'], 'INVALID_ARGUMENT']]);
+    }
+    const unknownItem = Buffer.from('Item:999').toString('base64');
+    const body = await post(`{ serverTime nodes(ids: ["${unknownItem}", "bogus", "${unknownItem}"]) { id } }`);
+    expect(typeof body.data?.serverTime).toBe('string');
+    expect(body.data?.nodes).toEqual([null, null, null]);
+    expect(body.errors?.map((error) => [(error as { path?: unknown }).path, error.extensions?.code])).toEqual([
+      [['nodes', 1], 'INVALID_ARGUMENT'],
+    ]);
+  });
+
   it('reports schema violations as validation errors naming the problem', async () => {
     expect(await codesOf('mutation { renewLease(input: {}) { __typename } }')).toEqual(['GRAPHQL_VALIDATION_FAILED']);
     expect(await codesOf('{ noSuchField }')).toEqual(['GRAPHQL_VALIDATION_FAILED']);
