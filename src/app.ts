@@ -2,6 +2,8 @@
 // on one HTTP server, and owns their start and graceful stop.
 import { createServer, type Server } from 'node:http';
 import { Authenticator } from './auth/authenticator.js';
+import { FAILED_AUTHENTICATION_LIMIT } from './auth/failed-authentications.js';
+import { RateLimiter } from './auth/rate-limit.js';
 import { onKeyRevoked } from './auth/revocations.js';
 import type { Config } from './config.js';
 import type { Database } from './db/client.js';
@@ -68,9 +70,31 @@ export function createApp(options: AppOptions): App {
     (config.metrics ?? true) ? new Metrics({ live, clock, webSocketConnections: () => webSockets.connectionCount() }) : null;
   if (metrics) live.feed.listen(metrics.onEvents);
 
-  const yoga = createGraphQLYoga({ db, clock, logger, live, authenticator, metrics, config, stopping: () => stopping, writeHealth });
+  // One allowance of failed authentications per address, whether they come over HTTP or WebSocket.
+  const failedAuthentications = new RateLimiter(FAILED_AUTHENTICATION_LIMIT, clock);
+  const yoga = createGraphQLYoga({
+    db,
+    clock,
+    logger,
+    live,
+    authenticator,
+    metrics,
+    config,
+    stopping: () => stopping,
+    writeHealth,
+    failedAuthentications,
+  });
   const server = createServer(yoga);
-  const webSockets = serveGraphQLOverWebSocket({ server, yoga, authenticator, db, clock, logger, maxMessageBytes: config.maxBodyBytes });
+  const webSockets = serveGraphQLOverWebSocket({
+    server,
+    yoga,
+    authenticator,
+    db,
+    clock,
+    logger,
+    maxMessageBytes: config.maxBodyBytes,
+    failedAuthentications,
+  });
 
   // A revoked key stops working at once, whichever process revoked it, and the connections it opened end.
   live.feed.listen(

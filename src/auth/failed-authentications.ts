@@ -11,13 +11,17 @@ export const FAILED_AUTHENTICATION_LIMIT: RateLimitSettings = { perSecond: 1, bu
 export type FailedAuthenticationLimit = (serverContext: unknown, fetchAPI: { Response: typeof Response }) => Response | null;
 
 /**
- * Counts each failed authentication against the address of the connection it came on (behind a proxy,
- * the proxy's: its clients then share one allowance).
+ * The address a failed authentication is counted against: the connection's (behind a proxy, the
+ * proxy's: its clients then share one allowance).
  */
+function addressOf(request: IncomingMessage | undefined): string {
+  return request?.socket.remoteAddress ?? 'unknown';
+}
+
+/** Counts each failed authentication over HTTP (a 401) against its address. */
 export function failedAuthenticationLimit(limiter: RateLimiter): FailedAuthenticationLimit {
   return (serverContext, fetchAPI) => {
-    const address = (serverContext as { req?: IncomingMessage }).req?.socket.remoteAddress ?? 'unknown';
-    const waitSeconds = limiter.take(address);
+    const waitSeconds = limiter.take(addressOf((serverContext as { req?: IncomingMessage }).req));
     if (waitSeconds === 0) return null;
     const message = `Too many failed authentications from this address: retry in ${waitSeconds} s.`;
     return new fetchAPI.Response(
@@ -25,4 +29,13 @@ export function failedAuthenticationLimit(limiter: RateLimiter): FailedAuthentic
       { status: 429, headers: { 'content-type': 'application/json; charset=utf-8', 'retry-after': String(waitSeconds) } },
     );
   };
+}
+
+/**
+ * Counts a WebSocket refused for its credential (4401) against its address, in the same allowance as
+ * the HTTP 401s (one limiter for both): keys cannot be tried over WebSocket past the limit. Returns the
+ * seconds to wait when the address has none left (the connection is then closed 4429 instead), else 0.
+ */
+export function takeFailedWebSocketAuthentication(limiter: RateLimiter, request: IncomingMessage | undefined): number {
+  return limiter.take(addressOf(request));
 }

@@ -54,6 +54,8 @@ export interface GraphQLYogaOptions {
   stopping: () => boolean;
   /** The outcome of this instance's writes: /ready answers 503 while they fail. */
   writeHealth?: WriteHealth;
+  /** Failed authentications per address, shared with the WebSocket server (default: one of its own). */
+  failedAuthentications?: RateLimiter;
 }
 
 export function createGraphQLYoga(options: GraphQLYogaOptions): GraphQLYoga {
@@ -91,7 +93,9 @@ export function createGraphQLYoga(options: GraphQLYogaOptions): GraphQLYoga {
         logger,
         protectedPaths: new Set(['/graphql']),
         graphiql: config.graphiql,
-        failedAuthenticationLimit: failedAuthenticationLimit(new RateLimiter(FAILED_AUTHENTICATION_LIMIT, clock)),
+        failedAuthenticationLimit: failedAuthenticationLimit(
+          options.failedAuthentications ?? new RateLimiter(FAILED_AUTHENTICATION_LIMIT, clock),
+        ),
       }),
       bodyLimit(config.maxBodyBytes),
       requestShape(),

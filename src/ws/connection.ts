@@ -50,9 +50,11 @@ export class Connection implements ConnectionScope {
   }
 }
 
-/** WebSocket close codes: graphql-ws uses 4401/4403 for these. Reasons must fit in 123 bytes. */
+/** WebSocket close codes: graphql-ws uses 4401/4403/4429 for these. Reasons must fit in 123 bytes. */
 export const CLOSE_UNAUTHORIZED = 4401;
 export const CLOSE_FORBIDDEN = 4403;
+/** Too many failed authentications from the connection's address (HTTP's 429). */
+export const CLOSE_TOO_MANY_REQUESTS = 4429;
 const closeReason = (text: string) =>
   Buffer.from(text)
     .subarray(0, 123)

@@ -7,6 +7,8 @@ import { useServer } from 'graphql-ws/use/ws';
 import type { YogaServerInstance } from 'graphql-yoga';
 import { type WebSocket, WebSocketServer } from 'ws';
 import { AuthenticationError, type Authenticator } from '../auth/authenticator.js';
+import { takeFailedWebSocketAuthentication } from '../auth/failed-authentications.js';
+import type { RateLimiter } from '../auth/rate-limit.js';
 import type { Database } from '../db/client.js';
 import type { Principal } from '../domain/access.js';
 import type { Clock } from '../domain/clock.js';
@@ -16,7 +18,7 @@ import { connectionRefusal } from '../graphql/subscription-limits.js';
 import { MAX_DOCUMENT_CHARS } from '../http/request-limits.js';
 import type { Logger } from '../logger.js';
 import { releaseLease } from '../services/leases.js';
-import { CLOSE_FORBIDDEN, CLOSE_UNAUTHORIZED, Connection, closeConnection } from './connection.js';
+import { CLOSE_FORBIDDEN, CLOSE_TOO_MANY_REQUESTS, CLOSE_UNAUTHORIZED, Connection, closeConnection } from './connection.js';
 
 export interface GraphQLWebSocketOptions {
   server: Server;
@@ -27,6 +29,8 @@ export interface GraphQLWebSocketOptions {
   logger: Logger;
   /** A WebSocket message is held to the same size as an HTTP body. */
   maxMessageBytes: number;
+  /** Failed authentications per address, shared with HTTP's 401s (see auth/failed-authentications.ts). */
+  failedAuthentications?: RateLimiter;
 }
 
 export interface GraphQLWebSockets {
@@ -48,7 +52,7 @@ function isSubscription(query: string, operationName: string | null | undefined)
 }
 
 export function serveGraphQLOverWebSocket(options: GraphQLWebSocketOptions): GraphQLWebSockets {
-  const { server, yoga, authenticator, db, clock, logger, maxMessageBytes } = options;
+  const { server, yoga, authenticator, db, clock, logger, maxMessageBytes, failedAuthentications } = options;
   const sockets = new WebSocketServer({ server, path: '/graphql', maxPayload: maxMessageBytes });
   const scopes = new WeakMap<WebSocket, Connection>();
   const wsServer = useServer(
@@ -64,6 +68,16 @@ export function serveGraphQLOverWebSocket(options: GraphQLWebSocketOptions): Gra
           principal = await authenticator.authenticate(typeof authorization === 'string' ? authorization : null);
         } catch (error) {
           if (!(error instanceof AuthenticationError)) throw error;
+          // Counted as an HTTP 401 is; past the address's allowance, closed 4429 and no longer logged one by one.
+          const waitSeconds = failedAuthentications ? takeFailedWebSocketAuthentication(failedAuthentications, ctx.extra.request) : 0;
+          if (waitSeconds > 0) {
+            closeConnection(
+              ctx.extra.socket,
+              CLOSE_TOO_MANY_REQUESTS,
+              `Too many failed authentications from this address: retry in ${waitSeconds} s.`,
+            );
+            return false;
+          }
           logger.info({ reason: error.message }, 'refused an unauthenticated WebSocket connection');
           closeConnection(ctx.extra.socket, CLOSE_UNAUTHORIZED, `Unauthorized: ${error.message}`);
           return false;
