@@ -42,3 +42,16 @@ export type EventType = keyof typeof EVENT_TYPES;
 
 /** Type-specific details stored with each event. Never contains a lease token. */
 export type EventDetails = Record<string, string | number | boolean | null>;
+
+/**
+ * An event's details as every reader is shown them. API key events written before the history stopped
+ * recording it carry the key's listed prefix (`lhk_` and 8 characters of its secret). The history is
+ * append-only, so those rows stay as written and the prefix is left out here, where details are read:
+ * the field itself, and any value that quotes a key.
+ */
+export function shownDetails(type: string, details: Record<string, unknown>): Record<string, unknown> {
+  if (!type.startsWith('API_KEY_')) return details;
+  return Object.fromEntries(
+    Object.entries(details).filter(([field, value]) => field !== 'prefix' && !(typeof value === 'string' && value.includes('lhk_'))),
+  );
+}

@@ -1,5 +1,6 @@
 // GraphQL shape of the append-only history.
 
+import { shownDetails } from '../../domain/events.js';
 import type { FeedEvent } from '../../events/feed.js';
 import { findEventsByIds, findItemsByIds } from '../../services/queries.js';
 import { builder } from '../builder.js';
@@ -58,8 +59,8 @@ builder.node(EventRef, {
     itemVersion: t.exposeInt('itemVersion', { nullable: true, description: 'The item version this change produced.' }),
     details: t.field({
       type: 'JSONObject',
-      description: 'Type-specific details (see docs/domain.md). Never contains a lease token.',
-      resolve: (event) => JSON.parse(event.details) as Record<string, unknown>,
+      description: 'Type-specific details (see docs/domain.md). Never contains a lease token, nor any part of an API key.',
+      resolve: (event) => shownDetails(event.type, JSON.parse(event.details) as Record<string, unknown>),
     }),
   }),
 });
