@@ -24,6 +24,8 @@ export const POSTGRES_ONLY = [
   'test/db/database-clock.test.ts',
   'test/cli/keys-postgres.test.ts',
   'test/e2e/postgres-instances.test.ts',
+  // Stops and starts a cluster of its own (LEASEHOLD_TEST_POSTGRES_CONTROL), never the one the other files share.
+  'test/db/postgres-restart.test.ts',
 ];
 
 // One id per run, inherited by the workers: names this run's PostgreSQL databases (test/support/database.ts).

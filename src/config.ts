@@ -14,6 +14,7 @@ const schema = z.object({
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
   LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
   SQLITE_BUSY_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
+  POSTGRES_UNAVAILABLE_WAIT_MS: z.coerce.number().int().min(0).max(600_000).default(2_000),
   SQLITE_SYNCHRONOUS: z.enum(['NORMAL', 'FULL']).default('NORMAL'),
   GRAPHIQL: z.enum(['true', 'false']).default('true'),
   METRICS: z.enum(['true', 'false']).default('true'),
@@ -116,6 +117,8 @@ export interface Config {
   databasePoolSize: number;
   logLevel: (typeof LOG_LEVELS)[number];
   busyTimeoutMs: number;
+  /** PostgreSQL only: how long, in all, a write waits for an unreachable server to come back before DATABASE_UNAVAILABLE. */
+  unavailableWaitMs: number;
   synchronous: 'NORMAL' | 'FULL';
   graphiql: boolean;
   /** Serve Prometheus metrics at GET /metrics (without authentication); otherwise it answers 404. */
@@ -280,6 +283,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databasePoolSize: values.DATABASE_POOL_SIZE,
     logLevel: values.LOG_LEVEL,
     busyTimeoutMs: values.SQLITE_BUSY_TIMEOUT_MS,
+    unavailableWaitMs: values.POSTGRES_UNAVAILABLE_WAIT_MS,
     synchronous: values.SQLITE_SYNCHRONOUS,
     graphiql: values.GRAPHIQL === 'true',
     metrics: values.METRICS === 'true',

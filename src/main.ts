@@ -23,6 +23,7 @@ async function main(): Promise<void> {
     location: config.database,
     poolSize: config.databasePoolSize,
     busyTimeoutMs: config.busyTimeoutMs,
+    unavailableWaitMs: config.unavailableWaitMs,
     synchronous: config.synchronous,
   });
   // Several instances on PostgreSQL share one clock: the database server's.

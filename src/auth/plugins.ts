@@ -16,8 +16,10 @@ import {
   type SelectionSetNode,
 } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
+import { isConnectionFailure } from '../db/unavailable.js';
 import { can, PERMISSIONS, type Permission, type Principal } from '../domain/access.js';
 import { DomainError } from '../domain/errors.js';
+import { databaseUnavailableResponse } from '../graphql/errors.js';
 import type { Logger } from '../logger.js';
 import { AuthenticationError, type Authenticator } from './authenticator.js';
 import type { RateLimiter } from './rate-limit.js';
@@ -69,6 +71,8 @@ export function authentication(
       try {
         principals.set(request, await authenticator.authenticate(request.headers.get('authorization')));
       } catch (error) {
+        // The key could not be read (PostgreSQL restarting): 503 DATABASE_UNAVAILABLE, not a 500 with a stack.
+        if (isConnectionFailure(error)) return endResponse(databaseUnavailableResponse(fetchAPI, error, logger));
         if (!(error instanceof AuthenticationError)) throw error;
         const tooMany = failedAuthenticationLimit?.(serverContext, fetchAPI);
         if (tooMany) return endResponse(tooMany);

@@ -12,6 +12,7 @@ import { migratePostgres } from './migrate-postgres.js';
 import { PostgresEventTail } from './postgres-tail.js';
 import { sqliteAdapter } from './sqlite-adapter.js';
 import { numberPlaceholders, PostgresTxSql, type SqlValue, sqliteValue, type TxSql, WriterStatements } from './tx-sql.js';
+import { DatabaseUnavailableError, isConnectionFailure, postgresUnavailableWait } from './unavailable.js';
 import { sqliteLockWait } from './write-lock.js';
 
 export type { ApiKey, Category, Event, ExecutionAttempt, Item, Proposal, ProposalApproval } from '../generated/prisma/client.js';
@@ -43,6 +44,11 @@ export interface DatabaseOptions {
    * runs out of time fails with DatabaseBusyError.
    */
   busyTimeoutMs?: number;
+  /**
+   * PostgreSQL: the longest a write waits, in all, for a server that cannot be reached (restarting) to
+   * come back (default UNAVAILABLE_WAIT_MS); then it fails with DatabaseUnavailableError. See unavailable.ts.
+   */
+  unavailableWaitMs?: number;
   synchronous?: 'NORMAL' | 'FULL';
   /** Longest an interactive transaction may wait for this process's writer connection. */
   maxWaitMs?: number;
@@ -217,26 +223,39 @@ async function openPostgres(location: { dialect: 'postgresql'; url: string }, op
       lockedListeners.add(listener);
       return () => lockedListeners.delete(listener);
     },
-    runBatch: (runJobs) =>
-      writer.$transaction(
-        async (tx) => {
-          if (!writerConnection) throw new Error('The writer connection is not open.');
-          const sql = new PostgresTxSql(writerConnection);
-          try {
-            await sql.run(POSTGRES_WRITE_LOCK);
-            if (lockedListeners.size > 0) {
-              const [last] = await sql.all<{ occurredAt: Date }>(LAST_EVENT_TIME);
-              for (const listener of lockedListeners) listener(last?.occurredAt ?? null);
+    runBatch: async (runJobs) => {
+      /** Every job has run: what fails from here on fails in COMMIT. */
+      let committing = false;
+      try {
+        return await writer.$transaction(
+          async (tx) => {
+            if (!writerConnection) throw new Error('The writer connection is not open.');
+            const sql = new PostgresTxSql(writerConnection);
+            try {
+              await sql.run(POSTGRES_WRITE_LOCK);
+              if (lockedListeners.size > 0) {
+                const [last] = await sql.all<{ occurredAt: Date }>(LAST_EVENT_TIME);
+                for (const listener of lockedListeners) listener(last?.occurredAt ?? null);
+              }
+              const outcomes = await runJobs(tx, sql);
+              committing = true;
+              return outcomes;
+            } finally {
+              sql.revoke();
             }
-            return await runJobs(tx, sql);
-          } finally {
-            sql.revoke();
-          }
-        },
-        { maxWait, timeout: maxWait + (options.busyTimeoutMs ?? 10_000) },
-      ),
+          },
+          { maxWait, timeout: maxWait + (options.busyTimeoutMs ?? 10_000) },
+        );
+      } catch (error) {
+        // The connection lost during COMMIT: the server may have committed first. Before it, the
+        // server rolled the transaction back, and GroupCommit tries the batch again (see unavailable.ts).
+        if (committing && isConnectionFailure(error)) throw new DatabaseUnavailableError('unknown', 0, { cause: error });
+        throw error;
+      }
+    },
     openTail: () => PostgresEventTail.open(location.url),
     close: () => writerPool.end(),
+    lockWait: postgresUnavailableWait(options.unavailableWaitMs),
   });
 }
 

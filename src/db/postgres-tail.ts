@@ -33,8 +33,12 @@ const QUERIES = {
   byTokenHash: 'SELECT * FROM "Item" WHERE "leaseTokenHash" = $1',
 } as const;
 
-/** Longest wait before reconnecting a lost LISTEN connection. */
-const MAX_RECONNECT_DELAY_MS = 5_000;
+/**
+ * Longest wait between attempts to reconnect a lost LISTEN connection: after a restart the feed resumes
+ * at most this long after the server accepts connections again (an attempt on a server that is down
+ * fails at once, so this costs nothing).
+ */
+const MAX_RECONNECT_DELAY_MS = 500;
 
 export class PostgresEventTail implements EventTail {
   private client: pg.Client | null = null;
@@ -47,6 +51,8 @@ export class PostgresEventTail implements EventTail {
   private reconnectDelayMs = 100;
   private reconnectTimer: NodeJS.Timeout | null = null;
   private readonly changeListeners: (() => void)[] = [];
+  /** The items of the events the last `eventsAfter` returned, read with them (see `eventsAfter`). */
+  private prefetched: { ids: Set<number>; items: Map<number, Item> } | null = null;
 
   private constructor(private readonly url: string) {}
 
@@ -137,11 +143,31 @@ export class PostgresEventTail implements EventTail {
     return row?.id ?? 0;
   }
 
+  /**
+   * Reads the events' items too, before returning, and keeps them for the `itemsById` that follows
+   * (the feed and the replays read a page's items right after its events). So a connection lost
+   * between the two (the server restarting) fails this read, after which the feed reads the same
+   * page again, rather than the items' read, by when the feed has already moved past the page: its
+   * events would never be delivered.
+   */
   async eventsAfter(sequence: number, limit: number): Promise<Event[]> {
-    return (await this.rows<EventRow>('after', [sequence, limit])).map(eventFromRow);
+    const events = (await this.rows<EventRow>('after', [sequence, limit])).map(eventFromRow);
+    const ids = new Set(events.flatMap((event) => (event.itemId === null ? [] : [event.itemId])));
+    this.prefetched = { ids, items: await this.readItems([...ids]) };
+    return events;
   }
 
+  /** The items with these ids, from the last `eventsAfter` when it read them all (once), else read now. */
   async itemsById(ids: readonly number[]): Promise<Map<number, Item>> {
+    const prefetched = this.prefetched;
+    if (prefetched && ids.every((id) => prefetched.ids.has(id))) {
+      this.prefetched = null;
+      return new Map(ids.flatMap((id) => (prefetched.items.has(id) ? [[id, prefetched.items.get(id) as Item] as const] : [])));
+    }
+    return this.readItems(ids);
+  }
+
+  private async readItems(ids: readonly number[]): Promise<Map<number, Item>> {
     const rows = ids.length === 0 ? [] : await this.rows<ItemRow>('items', [ids]);
     return new Map(rows.map((row) => [row.id, toItem(row)]));
   }

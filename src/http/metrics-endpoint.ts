@@ -2,6 +2,8 @@
 import type { Plugin } from 'graphql-yoga';
 import { AuthenticationError, type Authenticator } from '../auth/authenticator.js';
 import { unauthenticatedResponse } from '../auth/plugins.js';
+import { isConnectionFailure } from '../db/unavailable.js';
+import { databaseUnavailableResponse } from '../graphql/errors.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
 
@@ -17,6 +19,7 @@ export function metricsEndpoint(metrics: Metrics, logger: Logger, authenticator:
         try {
           await authenticator.authenticate(request.headers.get('authorization'));
         } catch (error) {
+          if (isConnectionFailure(error)) return endResponse(databaseUnavailableResponse(fetchAPI, error, logger));
           if (!(error instanceof AuthenticationError)) throw error;
           endResponse(unauthenticatedResponse(fetchAPI, error.message));
           return;

@@ -10,15 +10,20 @@ import { AuthenticationError, type Authenticator } from '../auth/authenticator.j
 import { takeFailedWebSocketAuthentication } from '../auth/failed-authentications.js';
 import type { RateLimiter } from '../auth/rate-limit.js';
 import type { Database } from '../db/client.js';
+import { failureReason, isConnectionFailure } from '../db/unavailable.js';
 import type { Principal } from '../domain/access.js';
 import type { Clock } from '../domain/clock.js';
 import type { GraphQLContext } from '../graphql/context.js';
+import { databaseUnavailableError } from '../graphql/errors.js';
 import { variableListsRefusal } from '../graphql/list-limits.js';
 import { connectionRefusal } from '../graphql/subscription-limits.js';
 import { MAX_DOCUMENT_CHARS } from '../http/request-limits.js';
 import type { Logger } from '../logger.js';
 import { releaseLease } from '../services/leases.js';
 import { CLOSE_FORBIDDEN, CLOSE_TOO_MANY_REQUESTS, CLOSE_UNAUTHORIZED, Connection, closeConnection } from './connection.js';
+
+/** WebSocket's own close code 1013 "Try Again Later": the server cannot take the connection for now. */
+const CLOSE_TRY_AGAIN_LATER = 1013;
 
 export interface GraphQLWebSocketOptions {
   server: Server;
@@ -67,6 +72,12 @@ export function serveGraphQLOverWebSocket(options: GraphQLWebSocketOptions): Gra
         try {
           principal = await authenticator.authenticate(typeof authorization === 'string' ? authorization : null);
         } catch (error) {
+          if (isConnectionFailure(error)) {
+            // The key could not be read (PostgreSQL restarting): the client may come back shortly.
+            logger.warn({ reason: failureReason(error) }, 'refused a WebSocket connection: the database is unavailable');
+            closeConnection(ctx.extra.socket, CLOSE_TRY_AGAIN_LATER, 'Try again later: the database is unavailable.');
+            return false;
+          }
           if (!(error instanceof AuthenticationError)) throw error;
           // Counted as an HTTP 401 is; past the address's allowance, closed 4429 and no longer logged one by one.
           const waitSeconds = failedAuthentications ? takeFailedWebSocketAuthentication(failedAuthentications, ctx.extra.request) : 0;
@@ -102,7 +113,15 @@ export function serveGraphQLOverWebSocket(options: GraphQLWebSocketOptions): Gra
         // A connection at its limit refuses more subscriptions before the credential's database read.
         const full = connection && connectionRefusal(connection);
         if (full && isSubscription(params.query, params.operationName)) return [full];
-        if (!connection || !(await authenticator.stillValid(connection.principal))) {
+        let valid: boolean;
+        try {
+          valid = connection !== undefined && (await authenticator.stillValid(connection.principal));
+        } catch (error) {
+          // The key could not be read (PostgreSQL restarting): this operation is refused, the connection stays.
+          if (isConnectionFailure(error)) return [databaseUnavailableError(error, logger)];
+          throw error;
+        }
+        if (!connection || !valid) {
           closeConnection(ctx.extra.socket, CLOSE_UNAUTHORIZED, 'Unauthorized: the credential is no longer valid.');
           return [new GraphQLError('The credential is no longer valid.', { extensions: { code: 'UNAUTHENTICATED' } })];
         }
@@ -139,6 +158,7 @@ export function serveGraphQLOverWebSocket(options: GraphQLWebSocketOptions): Gra
           return lists ? [lists] : args;
         } catch (error) {
           if (error instanceof GraphQLError) return [error];
+          if (isConnectionFailure(error)) return [databaseUnavailableError(error, logger)];
           throw error;
         }
       },
