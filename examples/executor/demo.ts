@@ -47,7 +47,7 @@ if (proposerKey) {
     'submitProposal',
     `mutation DemoSubmit($recordId: String!, $fingerprint: String!, $current: JSON, $proposed: JSON) {
       submitProposal(input: { batchId: "demo-refunds", recordId: $recordId, action: "refund", parameters: { amount: 1200 },
-        reason: "Duplicate charge on invoice 7", target: { system: "billing", id: "acct-1" }, currentValue: $current,
+        reason: "Duplicate charge on invoice 7", target: { system: "billing", recordId: "acct-1" }, currentValue: $current,
         proposedValue: $proposed, dataSource: "billing GET /accounts/acct-1", riskLevel: LOW, fingerprint: $fingerprint }) {
         __typename
         ... on SubmitProposalPayload { created proposal { id state } }

@@ -95,7 +95,7 @@ function errorCodes(error: unknown): string[] {
 const CLAIM = `mutation ExampleClaimExecution($leaseSeconds: Int!) {
   claimExecution(input: { leaseSeconds: $leaseSeconds }) {
     __typename
-    ... on ClaimExecutionPayload { claimed operationId lease { token } proposal { id action parameters target { system id } } }
+    ... on ClaimExecutionPayload { claimed operationId lease { token } proposal { id action parameters target { system recordId } } }
     ... on UserError { code field message }
   }
 }`;
@@ -125,7 +125,7 @@ const READ_BACK = `query ExampleReadBack($id: ID!) { node(id: $id) { ... on Prop
 interface Claim {
   token: string;
   operationId: string;
-  proposal: { id: string; action: string; parameters: Record<string, unknown>; target: { system: string; id: string } };
+  proposal: { id: string; action: string; parameters: Record<string, unknown>; target: { system: string; recordId: string } };
 }
 
 /** Claims and carries out approved proposals until aborted, or one with `once`. Returns what it handled. */
@@ -179,7 +179,7 @@ async function executeNext(
     proposalId: proposal.id,
     operationId: claim.operationId,
     action: proposal.action,
-    target: `${proposal.target.system}/${proposal.target.id}`,
+    target: `${proposal.target.system}/${proposal.target.recordId}`,
   });
 
   // From now on the lease must outlive the work, however long the billing service takes.
@@ -223,7 +223,7 @@ async function attempt(
 
   let fingerprint: string;
   try {
-    fingerprint = await readFingerprint(options.remoteUrl, proposal.target.id, timeoutMs);
+    fingerprint = await readFingerprint(options.remoteUrl, proposal.target.recordId, timeoutMs);
   } catch (error) {
     // Only a read failed: nothing was sent, so the proposal may go back to APPROVED (same operation id).
     return { kind: 'report', outcome: 'FAILED_BEFORE_SEND', why: `Could not read the account's fingerprint: ${describeError(error)}.` };
@@ -253,7 +253,7 @@ async function attempt(
     fingerprint,
   });
 
-  const request = { accountId: proposal.target.id, amount: proposal.parameters.amount };
+  const request = { accountId: proposal.target.recordId, amount: proposal.parameters.amount };
   let response: Response;
   try {
     response = await fetch(`${options.remoteUrl}/refunds`, {

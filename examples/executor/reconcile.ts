@@ -31,7 +31,7 @@ export interface ReconcileFinding {
 const LIST = `query ExampleUnknownProposals($after: String, $system: String) {
   proposals(first: 50, after: $after, filter: { states: [OUTCOME_UNKNOWN], targetSystem: $system }) {
     pageInfo { hasNextPage endCursor }
-    edges { node { id operationId target { system id } } }
+    edges { node { id operationId target { system recordId } } }
   }
 }`;
 const RECONCILE = `mutation ExampleReconcile($id: ID!, $executed: Boolean!, $evidence: String!, $fingerprint: String) {
@@ -45,7 +45,7 @@ const RECONCILE = `mutation ExampleReconcile($id: ID!, $executed: Boolean!, $evi
 interface Unknown {
   id: string;
   operationId: string | null;
-  target: { system: string; id: string };
+  target: { system: string; recordId: string };
 }
 
 /**
@@ -83,7 +83,7 @@ export async function reconcile(options: ReconcileOptions): Promise<ReconcileFin
     }
     let settle: { executed: boolean; evidence: string; fingerprint?: string };
     try {
-      settle = await askBilling(options.remoteUrl, proposal.operationId, proposal.target.id, timeoutMs);
+      settle = await askBilling(options.remoteUrl, proposal.operationId, proposal.target.recordId, timeoutMs);
     } catch (error) {
       finding.error = `The billing service could not be asked: ${describeError(error)}. Left OUTCOME_UNKNOWN.`;
       continue;

@@ -12,7 +12,13 @@ import type { GraphQLContext } from './context.js';
 import { checkListArguments } from './list-limits.js';
 import { SUBSCRIPTION_LIMITS_PLUGIN } from './subscription-limits.js';
 
-const NODE_TYPES = new Set(['Item', 'Event', 'Proposal']);
+/** Node types and what the part after `Type:` must be: a row number, or (Category) its name. */
+const NODE_TYPES = new Map<string, RegExp>([
+  ['Item', /^\d{1,15}$/],
+  ['Event', /^\d{1,15}$/],
+  ['Proposal', /^\d{1,15}$/],
+  ['Category', /^[^\u0000-\u001f]{1,100}$/u],
+]);
 
 /**
  * The typename a global id this API did not issue decodes to. Decoding never throws: arguments are
@@ -26,8 +32,9 @@ export const NOT_ISSUED = '';
 /** Global ids are base64("Type:id"); anything else is the caller's mistake, not a server fault. */
 function decodeGlobalId(globalId: string): { typename: string; id: string } {
   const decoded = Buffer.from(globalId, 'base64').toString('utf8');
-  const match = /^([A-Za-z]+):(\d{1,15})$/.exec(decoded);
-  if (!match?.[1] || !match[2] || !NODE_TYPES.has(match[1])) return { typename: NOT_ISSUED, id: globalId };
+  const match = /^([A-Za-z]+):(.+)$/su.exec(decoded);
+  const part = match?.[1] ? NODE_TYPES.get(match[1]) : undefined;
+  if (!match?.[1] || !match[2] || !part?.test(match[2])) return { typename: NOT_ISSUED, id: globalId };
   return { typename: match[1], id: match[2] };
 }
 

@@ -87,11 +87,13 @@ const AttemptRef = builder.objectRef<ExecutionAttempt>('ExecutionAttempt').imple
   }),
 });
 
-const TargetRef = builder.objectRef<{ system: string; id: string }>('ProposalTarget').implement({
-  description: 'What the action affects.',
+// No `id` field: every `id` in this schema is a global id, which normalized client caches (Apollo, urql
+// Graphcache) key objects by; a record id shared by two systems would make them one cached object.
+const TargetRef = builder.objectRef<{ system: string; recordId: string }>('ProposalTarget').implement({
+  description: 'What the action affects: a record in another system. A value, not an object of its own (no global id).',
   fields: (t) => ({
     system: t.exposeString('system', { description: 'The system that holds the data (e.g. "billing").' }),
-    id: t.exposeString('id', { description: 'The record in that system.' }),
+    recordId: t.exposeString('recordId', { description: 'The record in that system (unique only within it).' }),
   }),
 });
 
@@ -126,7 +128,11 @@ builder.node(ProposalRef, {
       resolve: (p) => JSON.parse(p.parameters) as Record<string, unknown>,
     }),
     reason: t.exposeString('reason', { description: 'Why the proposer wants it.' }),
-    target: t.field({ type: TargetRef, description: 'What it affects.', resolve: (p) => ({ system: p.targetSystem, id: p.targetId }) }),
+    target: t.field({
+      type: TargetRef,
+      description: 'What it affects.',
+      resolve: (p) => ({ system: p.targetSystem, recordId: p.targetId }),
+    }),
     currentValue: t.field({
       type: 'JSON',
       nullable: true,
@@ -319,12 +325,26 @@ const IssuedProposalLease = builder.objectRef<{ token: string; proposal: Proposa
 });
 
 const TargetInput = builder.inputType('ProposalTargetInput', {
-  description: 'What an action affects.',
+  description: 'What an action affects. Give `system` and `recordId`.',
   fields: (t) => ({
     system: t.string({ required: true, description: 'The system holding the data (1–100 characters).' }),
-    id: t.string({ required: true, description: 'The record in that system (1–100 characters).' }),
+    recordId: t.string({ description: 'The record in that system (1–100 characters). Required (or the deprecated `id`).' }),
+    id: t.string({
+      description: 'The record in that system: the old name of `recordId`.',
+      deprecationReason: 'Use recordId (ProposalTarget.recordId answers it): `id` names global ids everywhere else.',
+    }),
   }),
 });
+
+/** The target's record id, from `recordId` or the deprecated `id` (exactly one of them). */
+function targetRecordId(target: { recordId?: string | null; id?: string | null }): string {
+  if (target.recordId != null && target.id != null) {
+    throw new DomainError('INVALID_ARGUMENT', 'Give target.recordId only (target.id is its deprecated old name).', 'target.recordId');
+  }
+  const recordId = target.recordId ?? target.id;
+  if (recordId == null) throw new DomainError('INVALID_ARGUMENT', 'target.recordId is required.', 'target.recordId');
+  return recordId;
+}
 
 const ReviewDecisionEnum = builder.enumType('ProposalReviewDecision', {
   description: 'A reviewer’s decision on a proposal.',
@@ -394,7 +414,7 @@ builder.mutationFields((t) => ({
       submitProposal(deps(context), context.actor, {
         ...input,
         targetSystem: input.target.system,
-        targetId: input.target.id,
+        targetId: targetRecordId(input.target),
         currentValue: input.currentValue ?? null,
         proposedValue: input.proposedValue ?? null,
       }),
@@ -544,7 +564,7 @@ builder.mutationFields((t) => ({
     resolve: audited(async (_root, { input }, context) => ({
       stale: await reportTargetState(deps(context), context.actor, {
         targetSystem: input.target.system,
-        targetId: input.target.id,
+        targetId: targetRecordId(input.target),
         fingerprint: input.fingerprint,
       }),
     })),

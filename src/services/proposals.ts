@@ -120,7 +120,7 @@ function validateNewProposal(input: NewProposal) {
     parameters: jsonText(input.parameters, 'parameters', true),
     reason: validateText(input.reason, 'reason', LIMITS.reason),
     targetSystem: validateText(input.targetSystem, 'target.system', PROPOSAL_LIMITS.target),
-    targetId: validateText(input.targetId, 'target.id', PROPOSAL_LIMITS.target),
+    targetId: validateText(input.targetId, 'target.recordId', PROPOSAL_LIMITS.target),
     currentValue: jsonText(input.currentValue, 'currentValue'),
     proposedValue: jsonText(input.proposedValue, 'proposedValue'),
     dataSource: validateText(input.dataSource, 'dataSource', PROPOSAL_LIMITS.dataSource),
@@ -487,7 +487,7 @@ export async function reportTargetState(
   input: { targetSystem: string; targetId: string; fingerprint: string },
 ): Promise<Proposal[]> {
   const targetSystem = validateText(input.targetSystem, 'target.system', PROPOSAL_LIMITS.target);
-  const targetId = validateText(input.targetId, 'target.id', PROPOSAL_LIMITS.target);
+  const targetId = validateText(input.targetId, 'target.recordId', PROPOSAL_LIMITS.target);
   const fingerprint = validateText(input.fingerprint, 'fingerprint', PROPOSAL_LIMITS.fingerprint);
   return deps.db.write(async (tx, sql) => {
     const now = deps.clock.now();

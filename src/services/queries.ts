@@ -44,6 +44,10 @@ export function listCategories(deps: ServiceDeps, includeRetired: boolean): Prom
   });
 }
 
+export function findCategoriesByNames(deps: ServiceDeps, names: readonly string[]): Promise<Category[]> {
+  return deps.db.read.category.findMany({ where: { name: { in: [...names] } } });
+}
+
 export function findEventsByIds(deps: ServiceDeps, ids: readonly number[]): Promise<Event[]> {
   return deps.db.read.event.findMany({ where: { id: { in: [...ids] } } });
 }

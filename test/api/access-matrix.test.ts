@@ -108,7 +108,7 @@ function operationFor(field: string, role: Role): { query: string; variables?: R
       return { query: '{ proposalStats { byState { key count } needingReconciliation decisionWaitP50Seconds } }' };
     case 'Mutation.submitProposal':
       return {
-        query: `mutation { submitProposal(input: { batchId: "p", recordId: "${unique}", action: "refund", parameters: { amount: 5 }, reason: "r", target: { system: "billing", id: "inv-1" }, currentValue: 10, proposedValue: 5, dataSource: "ledger", riskLevel: LOW, fingerprint: "fp-1" }) { __typename } }`,
+        query: `mutation { submitProposal(input: { batchId: "p", recordId: "${unique}", action: "refund", parameters: { amount: 5 }, reason: "r", target: { system: "billing", recordId: "inv-1" }, currentValue: 10, proposedValue: 5, dataSource: "ledger", riskLevel: LOW, fingerprint: "fp-1" }) { __typename } }`,
       };
     case 'Mutation.claimProposal':
       return { query: 'mutation { claimProposal(input: {}) { __typename } }' };
@@ -122,7 +122,8 @@ function operationFor(field: string, role: Role): { query: string; variables?: R
       return { query: `mutation { cancelProposal(input: { id: "${UNKNOWN_PROPOSAL}", reason: "r" }) { __typename } }` };
     case 'Mutation.reportTargetState':
       return {
-        query: 'mutation { reportTargetState(input: { target: { system: "billing", id: "nothing" }, fingerprint: "fp" }) { __typename } }',
+        query:
+          'mutation { reportTargetState(input: { target: { system: "billing", recordId: "nothing" }, fingerprint: "fp" }) { __typename } }',
       };
     case 'Mutation.claimExecution':
       return { query: 'mutation { claimExecution(input: {}) { __typename } }' };

@@ -41,7 +41,7 @@ describe('fuzz findings', () => {
       await postGraphQL(
         server.url,
         `mutation($v: JSON) { submitProposal(input: { batchId: "b", recordId: "deep", action: "a", parameters: {}, reason: "r",
-          target: { system: "s", id: "i" }, proposedValue: $v, dataSource: "d", riskLevel: LOW, fingerprint: "f" }) { ... on UserError { code field } } }`,
+          target: { system: "s", recordId: "i" }, proposedValue: $v, dataSource: "d", riskLevel: LOW, fingerprint: "f" }) { ... on UserError { code field } } }`,
         { v: deep },
         proposer.headers,
       )

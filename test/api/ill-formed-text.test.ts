@@ -70,7 +70,7 @@ const proposal = (recordId: string, extra: Record<string, unknown> = {}) => ({
   action: 'refund',
   parameters: { amount: 1 },
   reason: 'why',
-  target: { system: 'billing', id: recordId },
+  target: { system: 'billing', recordId },
   dataSource: 'ledger',
   riskLevel: 'LOW',
   fingerprint: `fp-${recordId}`,
@@ -197,12 +197,12 @@ const CASES: Case[] = [
       'submitProposal',
     ],
   ),
-  ...(['system', 'id'] as const).map(
+  ...(['system', 'recordId'] as const).map(
     (field): Case => [
       `submitProposal.target.${field}`,
       () => proposer,
       SUBMIT,
-      () => ({ input: proposal('p-new', { target: { system: 'billing', id: 'p-new', [field]: `x${LOW}` } }) }),
+      () => ({ input: proposal('p-new', { target: { system: 'billing', recordId: 'p-new', [field]: `x${LOW}` } }) }),
       `target.${field}`,
       'submitProposal',
     ],
@@ -274,7 +274,7 @@ const CASES: Case[] = [
   [
     'reportTargetState.fingerprint',
     () => proposer,
-    `mutation($fingerprint: String!) { reportTargetState(input: { target: { system: "billing", id: "p-run" }, fingerprint: $fingerprint }) { ${USER_ERROR} } }`,
+    `mutation($fingerprint: String!) { reportTargetState(input: { target: { system: "billing", recordId: "p-run" }, fingerprint: $fingerprint }) { ${USER_ERROR} } }`,
     () => ({ fingerprint: `fp${LOW}` }),
     'fingerprint',
     'reportTargetState',

@@ -14,7 +14,7 @@ async function run(client: TestClient, url: string, query: string, variables: Re
 
 const SUBMIT = `mutation($recordId: String!, $risk: RiskLevel!, $fingerprint: String!, $revision: Int) {
   submitProposal(input: { batchId: "refunds", recordId: $recordId, revision: $revision, action: "refund", parameters: { invoice: "inv-7", amount: 120 },
-    reason: "Duplicate charge", target: { system: "billing", id: "inv-7" }, currentValue: { paid: 240 }, proposedValue: { paid: 120 },
+    reason: "Duplicate charge", target: { system: "billing", recordId: "inv-7" }, currentValue: { paid: 240 }, proposedValue: { paid: 120 },
     dataSource: "ledger export 2026-11-30", riskLevel: $risk, fingerprint: $fingerprint }) {
     ... on SubmitProposalPayload { created proposal { id state revision approvalsRequired blockedReason } }
     ... on UserError { code field message }
@@ -119,7 +119,7 @@ describe('action proposals over GraphQL', () => {
       await postGraphQL(
         server.url,
         `mutation($p: JSONObject!) { submitProposal(input: { batchId: "b", recordId: "big", action: "a", parameters: $p, reason: "r",
-          target: { system: "s", id: "i" }, dataSource: "d", riskLevel: LOW, fingerprint: "f" }) { ... on UserError { code field } } }`,
+          target: { system: "s", recordId: "i" }, dataSource: "d", riskLevel: LOW, fingerprint: "f" }) { ... on UserError { code field } } }`,
         { p: big },
         agent.headers,
       )
@@ -256,5 +256,16 @@ describe('action proposals over GraphQL', () => {
     } finally {
       await ws.close();
     }
+  });
+  it('takes the target as recordId, or by its deprecated old name id, never both or neither', async () => {
+    const submit = (recordId: string, target: string) => `mutation { submitProposal(input: { batchId: "targets", recordId: "${recordId}",
+      action: "refund", parameters: {}, reason: "r", target: ${target}, dataSource: "d", riskLevel: LOW, fingerprint: "f" }) {
+      ... on SubmitProposalPayload { proposal { target { system recordId } } } ... on UserError { code field } } }`;
+    const old = await run(agent, server.url, submit('old-name', '{ system: "crm", id: "c-1" }'));
+    expect(old.submitProposal).toEqual({ proposal: { target: { system: 'crm', recordId: 'c-1' } } });
+    const both = await run(agent, server.url, submit('both', '{ system: "crm", id: "c-1", recordId: "c-1" }'));
+    expect(both.submitProposal).toEqual({ code: 'INVALID_ARGUMENT', field: 'target.recordId' });
+    const neither = await run(agent, server.url, submit('neither', '{ system: "crm" }'));
+    expect(neither.submitProposal).toEqual({ code: 'INVALID_ARGUMENT', field: 'target.recordId' });
   });
 });

@@ -17,7 +17,7 @@ interface Shown {
 
 const SUBMIT = `mutation($recordId: String!, $account: String!, $amount: Int!, $fingerprint: String!, $current: JSON) {
   submitProposal(input: { batchId: "example-executor", recordId: $recordId, action: "refund", parameters: { amount: $amount },
-    reason: "Duplicate charge", target: { system: "billing", id: $account }, currentValue: $current,
+    reason: "Duplicate charge", target: { system: "billing", recordId: $account }, currentValue: $current,
     dataSource: "billing GET /accounts", riskLevel: LOW, fingerprint: $fingerprint }) {
     ... on SubmitProposalPayload { proposal { id } }
     ... on UserError { code message }

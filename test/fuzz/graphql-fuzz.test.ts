@@ -553,7 +553,7 @@ describe('fuzz: generated requests against the real server process', () => {
       await setUp(
         'proposer',
         `mutation { submitProposal(input: { batchId: "refunds", recordId: "${recordId}", action: "refund", parameters: { amount: 1 }, reason: "seed",
-          target: { system: "billing", id: "${recordId}" }, dataSource: "seed", riskLevel: LOW, fingerprint: "sha256:seed" }) {
+          target: { system: "billing", recordId: "${recordId}" }, dataSource: "seed", riskLevel: LOW, fingerprint: "sha256:seed" }) {
           ... on SubmitProposalPayload { proposal { id fingerprint } } } }`,
       );
     }

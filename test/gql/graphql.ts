@@ -554,6 +554,7 @@ export type HiNodeQueryVariables = Exact<{
 
 
 export type HiNodeQuery = { node:
+    | { __typename: 'Category', id: string }
     | { __typename: 'Event', sequence: number, type: EventType, id: string }
     | { __typename: 'Item', batchId: string, recordId: string, status: ItemStatus, id: string }
     | { __typename: 'Proposal', id: string }
@@ -565,6 +566,7 @@ export type HiNodesQueryVariables = Exact<{
 
 
 export type HiNodesQuery = { nodes: Array<
+    | { __typename: 'Category', id: string }
     | { __typename: 'Event', sequence: number, type: EventType, id: string }
     | { __typename: 'Item', batchId: string, recordId: string, id: string }
     | { __typename: 'Proposal', id: string }
