@@ -52,7 +52,7 @@ export interface App {
 export function createApp(options: AppOptions): App {
   const { clock, config, logger } = options;
   // Every write the app makes goes through this, so /ready knows whether writes work.
-  const writeHealth = new WriteHealth(options.db);
+  const writeHealth = new WriteHealth(options.db, { now: () => clock.now().getTime() });
   const db = writeHealth.database;
   let stopping = false;
   const authenticator = new Authenticator({ db, clock, logger, jwt: config.jwt ?? null });

@@ -52,7 +52,7 @@ async function probeWrite(db: Database): Promise<void> {
 export interface WriteHealthOptions {
   /** While writes fail, the probe runs at most this often, however often /ready is asked (default 1 s). */
   probeIntervalMs?: number;
-  /** Milliseconds of a monotonic clock (injectable for tests). */
+  /** Milliseconds on the app's clock (createApp passes its Clock; tests move it by hand). */
   now?: () => number;
 }
 
@@ -67,7 +67,7 @@ export class WriteHealth {
 
   constructor(inner: Database, options: WriteHealthOptions = {}) {
     this.probeIntervalMs = options.probeIntervalMs ?? 1_000;
-    this.now = options.now ?? (() => performance.now());
+    this.now = options.now ?? Date.now;
     const write: Database['write'] = (work) =>
       inner.write(work).then(
         (value) => {
