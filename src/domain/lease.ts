@@ -45,19 +45,28 @@ export function isOverlong(expiresAt: Date, now: Date): boolean {
   return expiresAt.getTime() - now.getTime() > LONGEST_LEASE_MS;
 }
 
-/**
- * A lease has lapsed once its expiry time is reached (seed A: expires_at <= now), or once its expiry
- * is overlong by this clock: a clock set back never holds a lease for longer than the longest lease
- * from its claim (the lapse is then recorded, for good, at the next claim or expiry sweep: recordLapse).
- */
+/** A lease has lapsed once its expiry time is reached (seed A: expires_at <= now). */
 export function isLapsed(expiresAt: Date, now: Date): boolean {
-  return expiresAt.getTime() <= now.getTime() || isOverlong(expiresAt, now);
+  return expiresAt.getTime() <= now.getTime();
+}
+
+/**
+ * An item's lease has lapsed once its expiry time is reached, once its expiry is overlong by this clock
+ * (a clock set back never holds a lease for longer than the longest lease from its claim), or once its
+ * lapse is recorded: final, whatever the clock (recordLapse records an overlong one at the next claim
+ * or expiry sweep). Proposal leases keep the plain rule: an executor's report is not refused for a
+ * clock's disagreement, which would leave an effect that happened unrecorded.
+ */
+export function itemLeaseLapsed(lease: { leaseExpiresAt: Date; leaseExpiryRecorded?: boolean }, now: Date): boolean {
+  return lease.leaseExpiryRecorded === true || isLapsed(lease.leaseExpiresAt, now) || isOverlong(lease.leaseExpiresAt, now);
 }
 
 export function claimState(item: LeaseFields, now: Date): ClaimState {
   if (item.status !== 'PENDING') return 'NOT_APPLICABLE';
   if (item.leaseTokenHash === null || item.leaseExpiresAt === null) return 'UNCLAIMED';
-  return item.leaseExpiryRecorded || isLapsed(item.leaseExpiresAt, now) ? 'EXPIRED' : 'ACTIVE';
+  return itemLeaseLapsed({ leaseExpiresAt: item.leaseExpiresAt, leaseExpiryRecorded: item.leaseExpiryRecorded }, now)
+    ? 'EXPIRED'
+    : 'ACTIVE';
 }
 
 /** Items are stamped with whole seconds, as seed A does, so its claim order is kept. */

@@ -12,7 +12,7 @@ import {
   overlongUnrecorded,
 } from '../db/item-store.js';
 import { DomainError } from '../domain/errors.js';
-import { hashLeaseToken, isLapsed, isOverlong, issueLeaseToken, LONGEST_LEASE_MS, leaseExpiry } from '../domain/lease.js';
+import { hashLeaseToken, isOverlong, issueLeaseToken, itemLeaseLapsed, LONGEST_LEASE_MS, leaseExpiry } from '../domain/lease.js';
 import { LIMITS, validateLeaseSeconds, validateText, validateToken } from '../domain/validation.js';
 import type { Actor, ServiceDeps } from './context.js';
 
@@ -105,7 +105,7 @@ export async function findActiveLease(sql: TxSql, token: string, now: Date, acto
   if (actor.authenticated && item.claimedBy !== actor.name) {
     throw new DomainError('NOT_LEASE_HOLDER', 'This lease is held by another principal; only its holder may use it.', 'token');
   }
-  if (item.leaseExpiryRecorded || isLapsed(item.leaseExpiresAt, now)) {
+  if (itemLeaseLapsed({ leaseExpiresAt: item.leaseExpiresAt, leaseExpiryRecorded: item.leaseExpiryRecorded }, now)) {
     throw new DomainError('CLAIM_EXPIRED', 'This lease has expired: claim the item again to get a new token.', 'token');
   }
   return item;
