@@ -18,6 +18,13 @@ const config: CodegenConfig = {
         emitLegacyCommonJSImports: false,
       },
     },
+    // Which types each union and interface may be, for client caches that read fragments on them
+    // (`... on Error`, `... on Node`): Apollo's InMemoryCache `possibleTypes`, urql Graphcache's schema
+    // awareness. Checked for drift with the rest (scripts/check-drift.ts); see docs/clients.md.
+    'examples/clients/possible-types.ts': {
+      plugins: ['fragment-matcher'],
+      config: { apolloClientVersion: 3, useExplicitTyping: true },
+    },
     // The browser bundle sends query strings: 'string' documents need no graphql-js at run time.
     'web/dashboard/gql/': {
       documents: ['web/dashboard/**/*.ts', '!web/dashboard/gql/**'],

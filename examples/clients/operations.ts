@@ -1,0 +1,84 @@
+// The operations both example clients run: add an item, claim it, decide it, and watch it happen live.
+// Plain strings, parsed by each client's own `gql`.
+
+/** The newest event's sequence: a subscription from it misses nothing that happens after this read. */
+export const LATEST = `query Latest { events(last: 1) { edges { node { id sequence } } } }`;
+
+/**
+ * The batch's events after `after`, as they happen (filtered to the batch, so other traffic does not
+ * interleave). graphql-ws does not acknowledge a subscription, so starting from a sequence read first,
+ * rather than live, is what makes sure the first events are not missed.
+ */
+export const WATCH = `subscription Watch($batchId: String!, $after: Int) {
+  queueEvents(after: $after, filter: { batchId: $batchId }) { sequence type item { id recordId status claimState } }
+}`;
+
+export type Latest = { events: { edges: { node: { sequence: number } }[] } };
+
+/** The sequence to watch from: the newest event's, or 0 on an empty history. */
+export const latestSequence = (data: Latest | undefined | null): number => data?.events.edges[0]?.node.sequence ?? 0;
+
+export const ADD = `mutation Add($input: AddItemInput!) {
+  addItem(input: $input) {
+    ... on AddItemPayload { item { id recordId status } }
+    ... on Error { message }
+  }
+}`;
+
+export const CLAIM = `mutation Claim($batchId: String!) {
+  claimItem(input: { batchId: $batchId, leaseSeconds: 60 }) {
+    ... on ClaimItemPayload { claimed item { id recordId claimState } lease { token expiresAt } }
+    ... on Error { message }
+  }
+}`;
+
+export const DECIDE = `mutation Decide($token: String!) {
+  decideItem(input: { token: $token, decision: ACCEPTED }) {
+    ... on DecideItemPayload { item { id status claimState } }
+    ... on Error { message }
+  }
+}`;
+
+export interface ExampleOptions {
+  /** The server, e.g. http://127.0.0.1:4000 (GraphQL at /graphql, WebSocket on the same path). */
+  url: string;
+  /** Keys: one that may add items (PROPOSER), one that reviews (REVIEWER), one that watches (VIEWER). */
+  proposerKey: string;
+  reviewerKey: string;
+  viewerKey: string;
+  /** The batch to add the item to (each run its own, so runs do not see each other). */
+  batchId: string;
+  /** A category the server has. */
+  category: string;
+}
+
+/** What a run saw: the event types its subscription received for the item, in order, and its final status. */
+export interface ExampleRun {
+  events: string[];
+  status: string;
+}
+
+export type Payload = { message?: string } & Record<string, unknown>;
+
+/** The payload of a mutation result, or an error with the UserError's message. */
+export function payload<T>(result: Payload | undefined | null, what: string): T {
+  if (!result) throw new Error(`${what}: no answer`);
+  if (typeof result.message === 'string') throw new Error(`${what}: ${result.message}`);
+  return result as T;
+}
+
+export function optionsFromEnvironment(): ExampleOptions {
+  const need = (name: string) => {
+    const value = process.env[name];
+    if (!value) throw new Error(`Set ${name} (see docs/clients.md).`);
+    return value;
+  };
+  return {
+    url: process.env.LEASEHOLD_URL ?? 'http://127.0.0.1:4000',
+    proposerKey: need('LEASEHOLD_PROPOSER_KEY'),
+    reviewerKey: need('LEASEHOLD_REVIEWER_KEY'),
+    viewerKey: need('LEASEHOLD_VIEWER_KEY'),
+    batchId: process.env.LEASEHOLD_BATCH ?? `example-${Date.now()}`,
+    category: need('LEASEHOLD_CATEGORY'),
+  };
+}

@@ -1,0 +1,213 @@
+
+      export type PossibleTypesResultData = {
+  "possibleTypes": {
+    "AddCategoriesResult": [
+      "AddCategoriesPayload",
+      "UserError"
+    ],
+    "AddItemResult": [
+      "AddItemPayload",
+      "UserError"
+    ],
+    "AddItemsResult": [
+      "AddItemsPayload",
+      "UserError"
+    ],
+    "CancelProposalResult": [
+      "CancelProposalPayload",
+      "UserError"
+    ],
+    "ClaimExecutionResult": [
+      "ClaimExecutionPayload",
+      "UserError"
+    ],
+    "ClaimItemResult": [
+      "ClaimItemPayload",
+      "UserError"
+    ],
+    "ClaimProposalResult": [
+      "ClaimProposalPayload",
+      "UserError"
+    ],
+    "CreateApiKeyResult": [
+      "CreateApiKeyPayload",
+      "UserError"
+    ],
+    "DecideItemResult": [
+      "DecideItemPayload",
+      "UserError"
+    ],
+    "Error": [
+      "UserError"
+    ],
+    "ItemLookupResult": [
+      "Item",
+      "UserError"
+    ],
+    "Node": [
+      "Category",
+      "Event",
+      "Item",
+      "Proposal"
+    ],
+    "ReconcileProposalResult": [
+      "ReconcileProposalPayload",
+      "UserError"
+    ],
+    "RecordManualExecutionResult": [
+      "RecordManualExecutionPayload",
+      "UserError"
+    ],
+    "ReleaseLeaseResult": [
+      "ReleaseLeasePayload",
+      "UserError"
+    ],
+    "ReleaseProposalLeaseResult": [
+      "ReleaseProposalLeasePayload",
+      "UserError"
+    ],
+    "RenewLeaseResult": [
+      "RenewLeasePayload",
+      "UserError"
+    ],
+    "RenewProposalLeaseResult": [
+      "RenewProposalLeasePayload",
+      "UserError"
+    ],
+    "ReportExecutionResultResult": [
+      "ReportExecutionResultPayload",
+      "UserError"
+    ],
+    "ReportTargetStateResult": [
+      "ReportTargetStatePayload",
+      "UserError"
+    ],
+    "RetireCategoryResult": [
+      "RetireCategoryPayload",
+      "UserError"
+    ],
+    "ReviewProposalResult": [
+      "ReviewProposalPayload",
+      "UserError"
+    ],
+    "RevokeApiKeyResult": [
+      "RevokeApiKeyPayload",
+      "UserError"
+    ],
+    "StartExecutionAttemptResult": [
+      "StartExecutionAttemptPayload",
+      "UserError"
+    ],
+    "SubmitProposalResult": [
+      "SubmitProposalPayload",
+      "UserError"
+    ]
+  }
+};
+      const result: PossibleTypesResultData = {
+  "possibleTypes": {
+    "AddCategoriesResult": [
+      "AddCategoriesPayload",
+      "UserError"
+    ],
+    "AddItemResult": [
+      "AddItemPayload",
+      "UserError"
+    ],
+    "AddItemsResult": [
+      "AddItemsPayload",
+      "UserError"
+    ],
+    "CancelProposalResult": [
+      "CancelProposalPayload",
+      "UserError"
+    ],
+    "ClaimExecutionResult": [
+      "ClaimExecutionPayload",
+      "UserError"
+    ],
+    "ClaimItemResult": [
+      "ClaimItemPayload",
+      "UserError"
+    ],
+    "ClaimProposalResult": [
+      "ClaimProposalPayload",
+      "UserError"
+    ],
+    "CreateApiKeyResult": [
+      "CreateApiKeyPayload",
+      "UserError"
+    ],
+    "DecideItemResult": [
+      "DecideItemPayload",
+      "UserError"
+    ],
+    "Error": [
+      "UserError"
+    ],
+    "ItemLookupResult": [
+      "Item",
+      "UserError"
+    ],
+    "Node": [
+      "Category",
+      "Event",
+      "Item",
+      "Proposal"
+    ],
+    "ReconcileProposalResult": [
+      "ReconcileProposalPayload",
+      "UserError"
+    ],
+    "RecordManualExecutionResult": [
+      "RecordManualExecutionPayload",
+      "UserError"
+    ],
+    "ReleaseLeaseResult": [
+      "ReleaseLeasePayload",
+      "UserError"
+    ],
+    "ReleaseProposalLeaseResult": [
+      "ReleaseProposalLeasePayload",
+      "UserError"
+    ],
+    "RenewLeaseResult": [
+      "RenewLeasePayload",
+      "UserError"
+    ],
+    "RenewProposalLeaseResult": [
+      "RenewProposalLeasePayload",
+      "UserError"
+    ],
+    "ReportExecutionResultResult": [
+      "ReportExecutionResultPayload",
+      "UserError"
+    ],
+    "ReportTargetStateResult": [
+      "ReportTargetStatePayload",
+      "UserError"
+    ],
+    "RetireCategoryResult": [
+      "RetireCategoryPayload",
+      "UserError"
+    ],
+    "ReviewProposalResult": [
+      "ReviewProposalPayload",
+      "UserError"
+    ],
+    "RevokeApiKeyResult": [
+      "RevokeApiKeyPayload",
+      "UserError"
+    ],
+    "StartExecutionAttemptResult": [
+      "StartExecutionAttemptPayload",
+      "UserError"
+    ],
+    "SubmitProposalResult": [
+      "SubmitProposalPayload",
+      "UserError"
+    ]
+  }
+};
+      export default result;
+    
