@@ -61,7 +61,7 @@ export const MAX_COALESCE_MS = 200;
  */
 export const MAX_UNWRITTEN_BYTES = 64 * 1024;
 
-/** Sockets holding frames until the next flush (corked, and/or with direct frames in `framing`). */
+/** Sockets holding frames until the next flush. */
 const corked = new Set<Socket>();
 let flushing: NodeJS.Timeout | NodeJS.Immediate | null = null;
 let lastFlush = 0;
@@ -92,7 +92,7 @@ function writeOut(sockets: readonly Socket[], from: number, spent: number): void
   const started = performance.now();
   let next = from;
   while (next < sockets.length) {
-    release(sockets[next++] as Socket);
+    (sockets[next++] as Socket).uncork();
     if (next % 16 === 0 && performance.now() - started >= FLUSH_SLICE_MS) break;
   }
   const took = spent + (performance.now() - started);
@@ -124,103 +124,18 @@ function hold(socket: Socket): void {
   schedule();
 }
 
-/**
- * A socket's part in the framing: ws's own `send`, the TCP socket under it, and the frames written
- * directly (sendHeld) that wait for the next flush, as pairs of buffers (the message's head, its payload).
- */
-interface Framing {
-  socket: WebSocket;
-  send: (data: string, ...rest: unknown[]) => void;
-  connection: Socket;
-  direct: Buffer[];
-  /** The bytes `direct` will take on the wire, WebSocket headers included. */
-  directBytes: number;
-}
-
-const framing = new WeakMap<WebSocket, Framing>();
-const framingOf = new WeakMap<Socket, Framing>();
-
-/** The length of a server frame's header for a payload of `length` bytes (no mask: RFC 6455 §5.2). */
-const headerLength = (length: number) => (length < 126 ? 2 : length < 65_536 ? 4 : 10);
-
-/** One buffer of text frames, one per (head, payload) pair of `parts`, each message being head + payload + `}`. */
-function encodeFrames(parts: readonly Buffer[], bytes: number): Buffer {
-  const out = Buffer.allocUnsafe(bytes);
-  let at = 0;
-  for (let index = 0; index < parts.length; index += 2) {
-    const head = parts[index] as Buffer;
-    const payload = parts[index + 1] as Buffer;
-    const length = head.length + payload.length + 1;
-    out[at++] = 0x81; // FIN, text
-    if (length < 126) out[at++] = length;
-    else if (length < 65_536) {
-      out[at++] = 126;
-      out.writeUInt16BE(length, at);
-      at += 2;
-    } else {
-      out[at++] = 127;
-      out.writeUInt32BE(Math.floor(length / 2 ** 32), at);
-      out.writeUInt32BE(length >>> 0, at + 4);
-      at += 8;
-    }
-    at += head.copy(out, at);
-    at += payload.copy(out, at);
-    out[at++] = 0x7d; // }
-  }
-  return out;
-}
-
-/** Puts a socket's direct frames into the socket (behind what it already holds), as one write. */
-function writeDirect(framed: Framing): void {
-  if (framed.direct.length === 0) return;
-  const parts = framed.direct;
-  const bytes = framed.directBytes;
-  framed.direct = [];
-  framed.directBytes = 0;
-  // A socket closing or closed takes no more messages (graphql-ws ends its subscriptions in a moment).
-  if (framed.socket.readyState !== WebSocket.OPEN || framed.connection.destroyed) return;
-  framed.connection.write(encodeFrames(parts, bytes));
-}
-
-/** Writes what a socket holds: its direct frames, then everything corked. */
-function release(connection: Socket): void {
-  const framed = framingOf.get(connection);
-  if (framed) writeDirect(framed);
-  connection.uncork();
-}
-
-/** Bytes a socket has not written yet: ws's buffer (`bufferedAmount`) and the direct frames held here. */
-export function unwrittenBytes(socket: WebSocket): number {
-  return socket.bufferedAmount + (framing.get(socket)?.directBytes ?? 0);
-}
-
-/** Payloads as bytes, encoded once per event for all its subscribers; forgotten on the next turn. */
-const encoded = new Map<string, Buffer>();
-
-/** The UTF-8 bytes of `payload`, made once per turn of the event loop however many subscribers get it. */
-export function payloadBytes(payload: string): Buffer {
-  let bytes = encoded.get(payload);
-  if (bytes === undefined) {
-    if (encoded.size === 0) setImmediate(() => encoded.clear());
-    bytes = Buffer.from(payload, 'utf8');
-    encoded.set(payload, bytes);
-  }
-  return bytes;
-}
+/** The sockets framing shared payloads: each one's own `send` and the TCP socket under it. */
+const framing = new WeakMap<WebSocket, { send: (data: string) => void; connection: Socket }>();
 
 /**
- * Holds the message `head` + `payload` + `}` for `socket` (accepted by `framedSocket`) until the next
- * flush, as a frame made here rather than by ws: at the flush a socket's frames go out as one buffer, one
- * write. The payload's bytes are shared by every subscriber of the event (payloadBytes); the head is the
- * subscription's own (`{"id":…,"type":"next","payload":`).
+ * Writes a whole frame made elsewhere (src/graphql/direct-delivery.ts) to a socket `framedSocket`
+ * accepted, held with its other frames until the next flush.
  */
-export function sendHeld(socket: WebSocket, head: Buffer, payload: Buffer): void {
+export function sendHeld(socket: WebSocket, frame: string): void {
   const framed = framing.get(socket);
   if (!framed) throw new Error('sendHeld needs a socket accepted by framedSocket');
-  const length = head.length + payload.length + 1;
-  framed.direct.push(head, payload);
-  framed.directBytes += headerLength(length) + length;
   hold(framed.connection);
+  framed.send(frame);
 }
 
 /**
@@ -232,15 +147,7 @@ export function framedSocket(socket: unknown, connection: Socket | undefined): b
   if (!(socket instanceof WebSocket) || connection === undefined) return false;
   if (framing.has(socket)) return true;
   const send = socket.send.bind(socket) as (data: unknown, ...rest: unknown[]) => void;
-  const framed: Framing = { socket, send, connection, direct: [], directBytes: 0 };
-  // ws writes every other frame itself: the direct frames held before it go first, so order is kept.
-  const close = socket.close.bind(socket);
-  socket.close = ((...args: Parameters<WebSocket['close']>) => {
-    writeDirect(framed);
-    close(...args);
-  }) as WebSocket['close'];
   socket.send = ((data: unknown, ...rest: unknown[]) => {
-    writeDirect(framed);
     if (pendingPayload === null || typeof data !== 'string' || !data.endsWith(MARKED_TAIL)) {
       // Anything else (an answer, an error, a completion) goes out now, after the frames held before it.
       send(data, ...rest);
@@ -265,7 +172,6 @@ export function framedSocket(socket: unknown, connection: Socket | undefined): b
     send(frame, ...rest.slice(0, -1));
     queueMicrotask(() => done());
   }) as WebSocket['send'];
-  framing.set(socket, framed);
-  framingOf.set(connection, framed);
+  framing.set(socket, { send, connection });
   return true;
 }
