@@ -9,7 +9,7 @@
 import { LONGEST_LOCK_RETRY_MS } from '../db/write-lock.js';
 
 /** While sharing, how long one chunk's transaction should hold the write lock. */
-export const SHARED_TURN_MS = 8;
+export const SHARED_TURN_MS = 5;
 /** While sharing, the pause after each chunk: a writer waiting for the lock retries within it. */
 export const HAND_OVER_GAP_MS = LONGEST_LOCK_RETRY_MS + 2;
 /** How long after another process's last commit the import keeps sharing. */
