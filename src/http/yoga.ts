@@ -1,6 +1,5 @@
 // The GraphQL HTTP handler: Yoga with the schema, GraphiQL, the error convention, and every plugin
 // Leasehold runs on HTTP requests and (through the envelop) on WebSocket operations, in order.
-import { useCSRFPrevention } from '@graphql-yoga/plugin-csrf-prevention';
 import { useDisableIntrospection } from '@graphql-yoga/plugin-disable-introspection';
 import { GraphQLError } from 'graphql';
 import { createYoga, type YogaLogger, type YogaServerInstance } from 'graphql-yoga';
@@ -30,8 +29,10 @@ import { REFUSAL_WINDOW, RefusalLog } from '../services/refusals.js';
 import { clientErrors } from './client-errors.js';
 import { crossOrigin } from './cors.js';
 import { credentialStreams } from './credential-streams.js';
+import { CSRF_HEADER, csrfPrevention } from './csrf.js';
 import { hideFieldSuggestions } from './field-suggestions.js';
 import { renderGraphiQLPage } from './graphiql-page.js';
+import { landingPage } from './landing-page.js';
 import { metricsEndpoint } from './metrics-endpoint.js';
 import { operationContext } from './operation-context.js';
 import { readiness } from './readiness.js';
@@ -76,8 +77,17 @@ export function createGraphQLYoga(options: GraphQLYogaOptions): GraphQLYoga {
     // crossOrigin below, with the allowlist; Yoga's own CORS would let every origin in.
     cors: false,
     // Subscriptions from GraphiQL go over SSE: its WebSocket client sends no Headers-pane values
-    // (so no credential), while SSE requests carry them like every other request.
-    graphiql: config.graphiql ? { title: 'Leasehold', defaultQuery: TUTORIAL_DOCUMENT, subscriptionsProtocol: 'SSE' } : false,
+    // (so no credential), while SSE requests carry them like every other request. It sends them as GETs,
+    // which the CSRF check below refuses without its header: GraphiQL adds it to every request (the page is
+    // ours, so the header proves what it is meant to, that the request was not a bare cross-site one).
+    graphiql: config.graphiql
+      ? {
+          title: 'Leasehold',
+          defaultQuery: TUTORIAL_DOCUMENT,
+          subscriptionsProtocol: 'SSE',
+          additionalHeaders: { [CSRF_HEADER]: 'graphiql' },
+        }
+      : false,
     renderGraphiQL: renderGraphiQLPage,
     // Errors outside execution (e.g. while building the context) have no request id at hand.
     maskedErrors: { maskError: (error) => toClientError(error, 'none', logger) },
@@ -87,6 +97,7 @@ export function createGraphQLYoga(options: GraphQLYogaOptions): GraphQLYoga {
       requestIds(logger, ids),
       crossOrigin(config.corsOrigins ?? []),
       dashboard(logger),
+      landingPage({ graphiql: config.graphiql }),
       authentication({
         authenticator,
         principals,
@@ -99,7 +110,7 @@ export function createGraphQLYoga(options: GraphQLYogaOptions): GraphQLYoga {
       }),
       bodyLimit(config.maxBodyBytes),
       requestShape(),
-      useCSRFPrevention({ requestHeaders: ['x-graphql-yoga-csrf'] }),
+      csrfPrevention(logger),
       queryLimits(),
       // A variable holding a huge list is refused before graphql-js coerces it (src/graphql/list-limits.ts).
       listVariables(),
