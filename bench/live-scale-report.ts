@@ -116,6 +116,12 @@ function lines(figures: BackendFigures, subscribers: number): Line[] {
           target: '— / 0',
           ok: bulk.tally.duplicates === 0,
         },
+    {
+      figure: "bulk: events (the review loop's) still on their way to the slowest subscriber when it stopped",
+      value: `${int(bulk.backlogEvents)}: ${Number.isFinite(bulk.backlogSeconds) ? `everyone had them ${fixed(bulk.backlogSeconds)} s later` : 'not everyone had them within the time allowed'}`,
+      target: 'measured',
+      ok: null,
+    },
   );
   const imported = figures.imported;
   if (imported)
