@@ -103,7 +103,7 @@ function lines(figures: BackendFigures, subscribers: number): Line[] {
       target: `≥ ${TARGETS.bulkCyclesRatio}`,
       ok: bulk.cyclesRatio >= TARGETS.bulkCyclesRatio,
     },
-    Number.isFinite(bulk.lastSubscriberSeconds)
+    Number.isFinite(bulk.lastSubscriberSeconds) && Number.isFinite(bulk.backlogSeconds)
       ? {
           figure: 'bulk: missing / duplicate deliveries',
           value: `${bulk.tally.missing} / ${bulk.tally.duplicates} of ${int(bulk.tally.delivered)}`,

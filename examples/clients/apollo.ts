@@ -21,6 +21,7 @@ import {
   type Payload,
   payload,
   WATCH,
+  Watch,
 } from './operations.js';
 import possibleTypes from './possible-types.js';
 
@@ -49,26 +50,13 @@ export async function runApolloExample(options: ExampleOptions): Promise<Example
   const proposer = leaseholdApollo(options.url, options.proposerKey);
   const reviewer = leaseholdApollo(options.url, options.reviewerKey);
   const viewer = leaseholdApollo(options.url, options.viewerKey);
-  const events: string[] = [];
+  const watch = new Watch();
   try {
-    let decided: () => void = () => {};
-    const done = new Promise<void>((resolve) => {
-      decided = resolve;
-    });
-    let failed: unknown = null;
     const latest = await viewer.client.query<Latest>({ query: gql(LATEST), fetchPolicy: 'network-only' });
     const variables = { batchId: options.batchId, after: latestSequence(latest.data) };
-    const subscription = viewer.client.subscribe<{ queueEvents: { type: string } }>({ query: gql(WATCH), variables }).subscribe({
-      next: (result) => {
-        const type = result.data?.queueEvents.type;
-        if (type) events.push(type);
-        if (type === 'ITEM_DECIDED') decided();
-      },
-      error: (error) => {
-        failed = error;
-        decided();
-      },
-    });
+    const subscription = viewer.client
+      .subscribe<{ queueEvents: { type: string } }>({ query: gql(WATCH), variables })
+      .subscribe({ next: (result) => watch.seen(result.data?.queueEvents.type), error: (error) => watch.fail(error) });
 
     const input = { batchId: options.batchId, recordId: 'r-1', proposedCategory: options.category, reason: 'Example client.' };
     const added = await proposer.client.mutate<{ addItem: Payload }>({ mutation: gql(ADD), variables: { input } });
@@ -82,13 +70,9 @@ export async function runApolloExample(options: ExampleOptions): Promise<Example
     });
     const item = payload<{ item: { status: string } }>(decidedItem.data?.decideItem, 'decideItem').item;
 
-    await Promise.race([
-      done,
-      new Promise((_, reject) => setTimeout(() => reject(new Error(`no ITEM_DECIDED within 10 s (saw ${events.join(', ')})`)), 10_000)),
-    ]);
+    await watch.decided();
     subscription.unsubscribe();
-    if (failed) throw failed;
-    return { events, status: item.status };
+    return { events: watch.events, status: item.status };
   } finally {
     await Promise.all([proposer.close(), reviewer.close(), viewer.close()]);
   }

@@ -82,3 +82,40 @@ export function optionsFromEnvironment(): ExampleOptions {
     category: need('LEASEHOLD_CATEGORY'),
   };
 }
+
+/** What a subscription has seen of the item, and a way to wait until its decision has arrived. */
+export class Watch {
+  readonly events: string[] = [];
+  private failure: unknown = null;
+  private settle: () => void = () => {};
+  private readonly done = new Promise<void>((resolve) => {
+    this.settle = resolve;
+  });
+
+  seen(type: string | undefined): void {
+    if (type) this.events.push(type);
+    if (type === 'ITEM_DECIDED') this.settle();
+  }
+
+  fail(error: unknown): void {
+    this.failure = error;
+    this.settle();
+  }
+
+  /** Resolves once ITEM_DECIDED has arrived; fails with the subscription's error, or after `timeoutMs`. */
+  async decided(timeoutMs = 10_000): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new Error(`no ITEM_DECIDED within ${timeoutMs / 1000} s (saw ${this.events.join(', ')})`)),
+        timeoutMs,
+      );
+    });
+    try {
+      await Promise.race([this.done, late]);
+    } finally {
+      clearTimeout(timer);
+    }
+    if (this.failure) throw this.failure;
+  }
+}

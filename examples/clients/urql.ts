@@ -20,6 +20,7 @@ import {
   type Payload,
   payload,
   WATCH,
+  Watch,
 } from './operations.js';
 import possibleTypes from './possible-types.js';
 
@@ -53,26 +54,14 @@ export async function runUrqlExample(options: ExampleOptions): Promise<ExampleRu
   const proposer = leaseholdUrql(options.url, options.proposerKey);
   const reviewer = leaseholdUrql(options.url, options.reviewerKey);
   const viewer = leaseholdUrql(options.url, options.viewerKey);
-  const events: string[] = [];
+  const watch = new Watch();
   try {
     const latest = await viewer.client.query<Latest>(gql(LATEST), {}, { requestPolicy: 'network-only' }).toPromise();
     if (latest.error) throw latest.error;
-    let decided: () => void = () => {};
-    const done = new Promise<void>((resolve) => {
-      decided = resolve;
-    });
-    let failed: unknown = null;
     const variables = { batchId: options.batchId, after: latestSequence(latest.data) };
-    const subscription = viewer.client.subscription<{ queueEvents: { type: string } }>(gql(WATCH), variables).subscribe((result) => {
-      if (result.error) {
-        failed = result.error;
-        decided();
-        return;
-      }
-      const type = result.data?.queueEvents.type;
-      if (type) events.push(type);
-      if (type === 'ITEM_DECIDED') decided();
-    });
+    const subscription = viewer.client
+      .subscription<{ queueEvents: { type: string } }>(gql(WATCH), variables)
+      .subscribe((result) => (result.error ? watch.fail(result.error) : watch.seen(result.data?.queueEvents.type)));
 
     const input = { batchId: options.batchId, recordId: 'r-1', proposedCategory: options.category, reason: 'Example client.' };
     const added = await proposer.client.mutation<{ addItem: Payload }>(gql(ADD), { input }).toPromise();
@@ -86,13 +75,9 @@ export async function runUrqlExample(options: ExampleOptions): Promise<ExampleRu
     if (decidedItem.error) throw decidedItem.error;
     const item = payload<{ item: { status: string } }>(decidedItem.data?.decideItem, 'decideItem').item;
 
-    await Promise.race([
-      done,
-      new Promise((_, reject) => setTimeout(() => reject(new Error(`no ITEM_DECIDED within 10 s (saw ${events.join(', ')})`)), 10_000)),
-    ]);
+    await watch.decided();
     subscription.unsubscribe();
-    if (failed) throw failed;
-    return { events, status: item.status };
+    return { events: watch.events, status: item.status };
   } finally {
     await Promise.all([proposer.close(), reviewer.close(), viewer.close()]);
   }
