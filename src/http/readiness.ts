@@ -11,6 +11,8 @@ import type { Logger } from '../logger.js';
  */
 export function readiness(db: Database, logger: Logger, stopping: () => boolean, writes: WriteHealth | null = null): Plugin {
   let reported: string | null = null;
+  /** Whether the database's silence has been logged: once per outage, not once per probe. */
+  let unanswered = false;
   return useReadinessCheck({
     endpoint: '/ready',
     check: async () => {
@@ -18,10 +20,15 @@ export function readiness(db: Database, logger: Logger, stopping: () => boolean,
       try {
         await db.read.$queryRawUnsafe('SELECT 1');
       } catch (error) {
-        // The answer is a bare 503: the reason (hosts, users) belongs in the log, not the response.
-        logger.warn({ err: error }, 'not ready: the database did not answer');
+        // The answer is a bare 503: the reason (hosts, users) belongs in the log, not the response. One line
+        // when it starts (a probe every few seconds from every balancer would repeat it), with no stack.
+        if (!unanswered)
+          logger.warn({ reason: firstLine(error), code: (error as { code?: unknown }).code }, 'not ready: the database did not answer');
+        unanswered = true;
         return false;
       }
+      if (unanswered) logger.info('ready again: the database answers');
+      unanswered = false;
       if (writes === null || (await writes.writable())) {
         if (reported !== null) logger.info('ready again: writes work');
         reported = null;
@@ -32,4 +39,9 @@ export function readiness(db: Database, logger: Logger, stopping: () => boolean,
       return false;
     },
   });
+}
+
+function firstLine(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  return message.trim().split('\n')[0]?.slice(0, 300) ?? '';
 }
