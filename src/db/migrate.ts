@@ -54,7 +54,24 @@ export function migrateDatabase(file: string, options: { busyTimeoutMs?: number;
     const migrations = readMigrations(options.dir);
     const known = new Map(migrations.map((migration) => [migration.name, migration]));
     const appliedNow: string[] = [];
+    // What is applied already, read without the write lock: on a migrated file (every start but the first)
+    // no write transaction is begun, so a process holding the lock (a long import, another command) does not
+    // make this one wait here, where the wait is synchronous and not even Ctrl+C is heard until it ends.
+    const recordedChecksums = new Map(
+      (
+        connection.prepare('SELECT migration_name, checksum FROM "_prisma_migrations" WHERE rolled_back_at IS NULL').all() as {
+          migration_name: string;
+          checksum: string;
+        }[]
+      ).map((row) => [row.migration_name, row.checksum]),
+    );
     for (const migration of migrations) {
+      const checksum = recordedChecksums.get(migration.name);
+      if (checksum !== undefined) {
+        if (checksum !== migration.checksum)
+          throw new MigrationError(`Migration ${migration.name} was changed after it was applied to ${file}.`);
+        continue;
+      }
       const apply = connection.transaction(() => {
         const recorded = connection
           .prepare('SELECT checksum, finished_at FROM "_prisma_migrations" WHERE migration_name = ? AND rolled_back_at IS NULL')

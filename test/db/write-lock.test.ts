@@ -8,6 +8,7 @@ import path from 'node:path';
 import BetterSqlite from 'better-sqlite3';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type Database, openDatabase } from '../../src/db/client.js';
+import { BIN, jsonLines, runLeasehold, spawnProcess, tempDir } from '../cli/support.js';
 import { BACKEND, type TestDatabase, testDatabase } from '../support/database.js';
 import { createKey, type KeyHolder, post, ROOT, type StartedServer, startServerProcess, TSX_LOADER } from '../support/process.js';
 
@@ -268,6 +269,49 @@ if (BACKEND === 'sqlite') {
       }
       await db.write(async (tx) => tx.category.create(category('next')));
       expect(await names()).toEqual(['kept', 'next']);
+    });
+  });
+
+  describe('SQLite only: a command waiting for the lock hears Ctrl+C', () => {
+    let scratch: { dir: string; cleanup(): void };
+    beforeEach(async () => {
+      scratch = tempDir('leasehold-lock-interrupt-');
+      for (const args of [
+        ['init', 'q.db', '--category', 'a'],
+        ['add', 'q.db', '--batch-id', 'b', '--record-id', 'r1', '--proposed-category', 'a', '--reason', 'r'],
+      ]) {
+        expect((await runLeasehold(args, { cwd: scratch.dir })).code).toBe(0);
+      }
+    });
+    afterEach(() => scratch.cleanup());
+
+    it('exits 130 with interrupted at once, not after its busy timeout, and writes nothing', async () => {
+      const file = path.join(scratch.dir, 'q.db');
+      const holder = await holdWriteLock(`file:${file}`);
+      try {
+        // A busy timeout far longer than the test: only the signal can end the wait in time.
+        const claim = spawnProcess(process.execPath, [BIN, 'claim', 'q.db', '--reviewer', 'x'], {
+          cwd: scratch.dir,
+          env: { SQLITE_BUSY_TIMEOUT_MS: '120000' },
+        });
+        // Long enough to be waiting for the lock (the command's start-up takes under a second here).
+        await new Promise((resolve) => setTimeout(resolve, 2_500));
+        const signalled = performance.now();
+        claim.child.kill('SIGINT');
+        const result = await claim.done;
+        expect(performance.now() - signalled).toBeLessThan(10_000);
+        expect(result.code).toBe(130);
+        expect(jsonLines(result.stderr).at(-1)).toMatchObject({ ok: false, error: 'interrupted' });
+        expect(result.stdout).toBe('');
+      } finally {
+        await holder.release();
+      }
+      const db = new BetterSqlite(file, { readonly: true });
+      try {
+        expect(db.prepare('SELECT count(*) FROM "Item" WHERE "claimedBy" IS NOT NULL').pluck().get()).toBe(0);
+      } finally {
+        db.close();
+      }
     });
   });
 }
