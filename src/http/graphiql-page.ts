@@ -1,4 +1,5 @@
-// The GraphiQL page: Yoga's, with what it remembers kept for the browser tab only.
+// The GraphiQL page: Yoga's, with what it remembers kept for the browser tab only, and the schema fetched
+// again when the pasted key changes.
 import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 
 /**
@@ -10,7 +11,31 @@ import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
  */
 const TAB_STORAGE = `<script>
   for (const name of ['graphiql:headers', 'graphiql:tabState']) window.localStorage.removeItem(name);
-  Object.defineProperty(window, 'localStorage', { value: window.sessionStorage, configurable: true });
+  (() => {
+    // GraphiQL fetches the schema once, when the page opens: before a key is pasted that is refused, and the
+    // Docs pane said "Error fetching schema" until a reload. It saves the Headers pane as it is typed; a
+    // change there fetches the schema again (its own "Re-fetch GraphQL schema" button), once typing stops.
+    const storage = window.sessionStorage;
+    let headers = storage.getItem('graphiql:headers');
+    let pending = 0;
+    const refetch = () => document.querySelector('button[aria-label^="Re-fetch GraphQL schema"]')?.click();
+    const tabStorage = new Proxy(storage, {
+      get(target, name) {
+        if (name === 'setItem') {
+          return (key, value) => {
+            target.setItem(key, value);
+            if (key !== 'graphiql:headers' || value === headers) return;
+            headers = value;
+            clearTimeout(pending);
+            pending = setTimeout(refetch, 400);
+          };
+        }
+        const member = Reflect.get(target, name);
+        return typeof member === 'function' ? member.bind(target) : member;
+      },
+    });
+    Object.defineProperty(window, 'localStorage', { value: tabStorage, configurable: true });
+  })();
 </script>`;
 
 export function renderGraphiQLPage(options: Parameters<typeof renderGraphiQL>[0]): string {

@@ -25,6 +25,30 @@ async function replaceEditor(page: Page, selector: string, text: string): Promis
   await page.keyboard.insertText(text);
 }
 
+describe('GraphiQL with a pasted key', () => {
+  it('fetches the schema again once the key is pasted: the Docs pane shows it, not "Error fetching schema"', async () => {
+    const viewer = await server.as('graphiql-docs', ['VIEWER']);
+    const context = await browser.newContext();
+    try {
+      const page = await context.newPage();
+      const errors = watchForErrors(page);
+      await page.goto(`${server.url}/graphql`);
+      await page.getByText('Headers', { exact: true }).waitFor({ timeout: 30_000 });
+      await page.getByRole('button', { name: 'Show Documentation Explorer' }).click();
+      const docs = page.locator('.graphiql-plugin').first();
+      // Without a key the page's first fetch is refused.
+      await docs.getByText('Error fetching schema').waitFor({ timeout: 10_000 });
+      await page.getByText('Headers', { exact: true }).click();
+      await replaceEditor(page, '.monaco-editor[data-uri$="headers.json"]', `{"authorization": "Bearer ${viewer.key}"}`);
+      await docs.getByText('Root Types').waitFor({ timeout: 10_000 });
+      expect(await docs.textContent()).not.toContain('Error fetching schema');
+      expect(errors).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+});
+
 describe('GraphiQL subscriptions', () => {
   it('runs WatchQueue with only the Authorization header pasted, and shows an event made elsewhere', async () => {
     const viewer = await server.as('graphiql-viewer', ['VIEWER']);
