@@ -68,7 +68,7 @@ export function createApp(options: AppOptions): App {
   // Open WebSocket connections are read at scrape time from `webSockets`, made further down.
   const metrics: Metrics | null =
     (config.metrics ?? true) ? new Metrics({ live, clock, webSocketConnections: () => webSockets.connectionCount() }) : null;
-  if (metrics) live.feed.listen(metrics.onEvents);
+  if (metrics) live.feed.observe(metrics.onEvents);
 
   // One allowance of failed authentications per address, whether they come over HTTP or WebSocket.
   const failedAuthentications = new RateLimiter(FAILED_AUTHENTICATION_LIMIT, clock);
@@ -97,7 +97,7 @@ export function createApp(options: AppOptions): App {
   });
 
   // A revoked key stops working at once, whichever process revoked it, and the connections it opened end.
-  live.feed.listen(
+  live.feed.observe(
     onKeyRevoked((keyId) => {
       authenticator.forgetKey(keyId);
       webSockets.closeConnectionsOf(keyId);

@@ -42,6 +42,8 @@ const BURST_HOLD_MS = 100;
 
 export class EventFeed {
   private readonly listeners = new Set<FeedListener>();
+  /** The server's own followers (see observe): each page at once, whole, before the subscribers' fan-out. */
+  private readonly observers = new Set<FeedListener>();
   private position = 0;
   private timer: NodeJS.Timeout | null = null;
   /** The pass reading and delivering now, if any. */
@@ -85,6 +87,7 @@ export class EventFeed {
     if (this.woken) clearImmediate(this.woken);
     this.woken = null;
     this.listeners.clear();
+    this.observers.clear();
     return this.running ?? Promise.resolve();
   }
 
@@ -106,9 +109,21 @@ export class EventFeed {
     await this.pull();
   }
 
+  /** A subscriber's listener: handed each page in slices that keep to the loop's budget (see deliver). */
   listen(listener: FeedListener): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
+  }
+
+  /**
+   * The server's own followers (the expiry and proposal announcers, metrics, key revocations): cheap per
+   * event, and not to be kept waiting behind a burst's fan-out to a thousand subscribers, which is paced to
+   * a third of the loop and can take minutes (a key revoked meanwhile would keep working; a lease claimed
+   * meanwhile would have its expiry announced late). Each page goes to them whole, once, before the slices.
+   */
+  observe(observer: FeedListener): () => void {
+    this.observers.add(observer);
+    return () => this.observers.delete(observer);
   }
 
   /**
@@ -156,6 +171,7 @@ export class EventFeed {
     const itemIds = [...new Set(events.flatMap((event) => (event.itemId === null ? [] : [event.itemId])))];
     const items = await this.tail.itemsById(itemIds);
     const delivered = events.map((event) => ({ ...event, itemSnapshot: event.itemId === null ? null : (items.get(event.itemId) ?? null) }));
+    this.handOver(delivered, this.observers);
     const budget = this.options.sliceBudgetMs ?? SLICE_BUDGET_MS;
     const burst = delivered.length >= BURST_EVENTS;
     for (let from = 0; from < delivered.length; ) {
@@ -170,7 +186,7 @@ export class EventFeed {
       const started = performance.now();
       // Its frames are held for longer writes (src/graphql/shared-frames.ts) until a little after its last slice.
       if (burst) fanOutPace.burstUntil = started + BURST_HOLD_MS;
-      this.handOver(slice);
+      this.handOver(slice, this.listeners);
       const elapsed = performance.now() - started;
       this.costPerEventMs = elapsed / slice.length;
       from += slice.length;
@@ -180,8 +196,8 @@ export class EventFeed {
     }
   }
 
-  private handOver(events: readonly FeedEvent[]): void {
-    for (const listener of this.listeners) {
+  private handOver(events: readonly FeedEvent[], listeners: ReadonlySet<FeedListener>): void {
+    for (const listener of listeners) {
       try {
         listener(events);
       } catch (error) {

@@ -58,9 +58,9 @@ export class Live {
     await this.feed.start();
     // Before any delivery (those come from timers): every decision after the loaded ones arrives here.
     this.proposalWaits.start(this.feed.sequence);
-    this.detach.push(this.feed.listen(this.proposalWaits.onEvents));
-    this.detach.push(this.feed.listen(this.announcer.onEvents));
-    this.detach.push(this.feed.listen(this.proposalAnnouncer.onEvents));
+    this.detach.push(this.feed.observe(this.proposalWaits.onEvents));
+    this.detach.push(this.feed.observe(this.announcer.onEvents));
+    this.detach.push(this.feed.observe(this.proposalAnnouncer.onEvents));
     this.detach.push(this.options.db.onCommit(() => this.feed.wake()));
     this.announcer.start();
     this.proposalAnnouncer.start();

@@ -64,9 +64,13 @@ describe(`the feed spreads a costly page over turns of the event loop (${BACKEND
       if (counting) setImmediate(countTurn);
     };
     let slices: { ids: number[]; turn: number; burst: boolean }[] = [];
+    let observed: { ids: number[]; slicesBefore: number }[] = [];
     feed.listen((events: readonly FeedEvent[]) => {
       busy(perEventMs * events.length);
       slices.push({ ids: events.map((event) => event.id), turn: turns, burst: fanOutPace.burstUntil > performance.now() });
+    });
+    feed.observe((events: readonly FeedEvent[]) => {
+      observed.push({ ids: events.map((event) => event.id), slicesBefore: slices.length });
     });
     try {
       let start = feed.sequence;
@@ -74,6 +78,7 @@ describe(`the feed spreads a costly page over turns of the event loop (${BACKEND
       for (const count of counts) {
         start = feed.sequence;
         slices = [];
+        observed = [];
         await bulk(count);
         setImmediate(countTurn);
         const began = performance.now();
@@ -81,7 +86,7 @@ describe(`the feed spreads a costly page over turns of the event loop (${BACKEND
         wallMs = performance.now() - began;
       }
       counting = false;
-      return { start, slices, wallMs };
+      return { start, slices, observed, wallMs };
     } finally {
       await feed.stop();
       await tail.close();
@@ -102,6 +107,12 @@ describe(`the feed spreads a costly page over turns of the event loop (${BACKEND
     expect(wallMs).toBeGreaterThanOrEqual(400 * 2.5);
     // Meanwhile the frames the slices make are held for longer writes.
     expect(slices.every((slice) => slice.burst)).toBe(true);
+  });
+
+  it("the server's own observers get a burst whole and at once, before the paced fan-out to subscribers", async () => {
+    const { start, slices, observed } = await follow([5, 200], 1);
+    expect(slices.length).toBeGreaterThanOrEqual(20);
+    expect(observed).toEqual([{ ids: Array.from({ length: 200 }, (_, index) => start + 1 + index), slicesBefore: 0 }]);
   });
 
   it('a page within the budget goes to the listeners in one piece', async () => {
