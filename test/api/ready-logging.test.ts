@@ -44,8 +44,8 @@ describe('/ready when the database does not answer', () => {
     url = await app.start();
   });
   afterAll(async () => {
+    // Stopping the app closes the database it was given.
     await app.stop();
-    await db.close();
     await scratch.cleanup();
   });
 

@@ -46,8 +46,9 @@ describe('bulk writes and the event loop', () => {
     const cpuMs = (user + system) / 1000;
     expect(outcomes.every((outcome) => outcome.ok)).toBe(true);
     // A turn for every few ms of work, counted in CPU time: on a loaded machine the process is also
-    // descheduled, which stretches wall time but not the work between two turns. (Without the slices:
-    // 1 turn for 45+ ms of work.)
-    expect(turns).toBeGreaterThanOrEqual(Math.max(2, Math.floor(cpuMs / (3 * WRITE_SLICE_MS))));
+    // descheduled, which stretches wall time but not the work between two turns. The process's CPU time
+    // also counts its other threads (garbage collection), hence the slack. (Without the slices: 1 turn for
+    // 45+ ms of work.)
+    expect(turns).toBeGreaterThanOrEqual(Math.max(2, Math.floor(cpuMs / (6 * WRITE_SLICE_MS))));
   });
 });
