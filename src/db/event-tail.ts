@@ -3,6 +3,7 @@
 // SQLite: a read-only connection; PRAGMA data_version moves when any other connection, in any
 // process, commits. PostgreSQL: see postgres-tail.ts (LISTEN/NOTIFY).
 import Database, { type Statement } from 'better-sqlite3';
+import { isOverlong, longestLeaseFrom } from '../domain/lease.js';
 import type { Event, Item } from '../generated/prisma/client.js';
 import { date, type ItemRow, toItem } from './item-store.js';
 
@@ -30,8 +31,11 @@ export interface EventTail {
   /** Counts by status and claim state at `now`, and the creation time of the oldest pending item. */
   queueStats(now: Date): Promise<QueueStatsRow>;
   itemByLeaseTokenHash(tokenHash: string): Promise<Item | null>;
-  /** The earliest expiry of a lease whose lapse is not recorded yet, or null when there is none. */
-  nextUnrecordedExpiry(): Promise<Date | null>;
+  /**
+   * When the expiry announcer must next record lapses: the earliest expiry of a lease whose lapse is not
+   * recorded yet, or `now` when one is overlong by this clock (see isOverlong), or null when there is none.
+   */
+  nextUnrecordedExpiry(now: Date): Promise<Date | null>;
   close(): Promise<void>;
 }
 
@@ -52,20 +56,16 @@ export class SqliteEventTail implements EventTail {
     this.after = this.connection.prepare('SELECT * FROM "Event" WHERE "id" > ? ORDER BY "id" LIMIT ?');
     this.lastId = this.connection.prepare('SELECT coalesce(max("id"), 0) FROM "Event"').pluck();
     this.items = this.connection.prepare('SELECT * FROM "Item" WHERE "id" IN (SELECT value FROM json_each(?))');
-    this.nextExpiry = this.connection
-      .prepare(
-        `SELECT "leaseExpiresAt" FROM "Item"
-         WHERE "leaseExpiryRecorded" = 0 AND "leaseExpiresAt" IS NOT NULL
-         ORDER BY "leaseExpiresAt" LIMIT 1`,
-      )
-      .pluck();
+    this.nextExpiry = this.connection.prepare(UNRECORDED_EXPIRIES_SQL);
     this.stats = this.connection.prepare(QUEUE_STATS_SQL);
     this.byTokenHash = this.connection.prepare('SELECT * FROM "Item" WHERE "leaseTokenHash" = ?');
     this.version = this.dataVersion.get() as number;
   }
 
   async queueStats(now: Date): Promise<QueueStatsRow> {
-    const row = this.stats.get(now.getTime()) as QueueStatsCounts & { oldestPendingCreatedAt: number | null };
+    const row = this.stats.get(now.getTime(), longestLeaseFrom(now).getTime()) as QueueStatsCounts & {
+      oldestPendingCreatedAt: number | null;
+    };
     return queueStatsFromCounts(row, date(row.oldestPendingCreatedAt));
   }
 
@@ -95,8 +95,9 @@ export class SqliteEventTail implements EventTail {
     return new Map(rows.map((row) => [row.id, toItem(row)]));
   }
 
-  async nextUnrecordedExpiry(): Promise<Date | null> {
-    return date((this.nextExpiry.get() as number | undefined) ?? null);
+  async nextUnrecordedExpiry(now: Date): Promise<Date | null> {
+    const row = this.nextExpiry.get() as { earliest: number | null; latest: number | null };
+    return nextLapse(date(row.earliest), date(row.latest), now);
   }
 
   async close(): Promise<void> {
@@ -105,9 +106,29 @@ export class SqliteEventTail implements EventTail {
 }
 
 /**
+ * Both ends of the unrecorded lease expiries, each the first entry of (leaseExpiryRecorded, leaseExpiresAt):
+ * the earliest is when the next lease lapses, the latest tells whether one is overlong.
+ */
+export const UNRECORDED_EXPIRIES_SQL = `SELECT
+  (SELECT "leaseExpiresAt" FROM "Item" WHERE "leaseExpiryRecorded" = FALSE AND "leaseExpiresAt" IS NOT NULL
+    ORDER BY "leaseExpiresAt" LIMIT 1) AS "earliest",
+  (SELECT "leaseExpiresAt" FROM "Item" WHERE "leaseExpiryRecorded" = FALSE AND "leaseExpiresAt" IS NOT NULL
+    ORDER BY "leaseExpiresAt" DESC LIMIT 1) AS "latest"`;
+
+/**
+ * When lapses are next to be recorded: at once when the latest unrecorded expiry is overlong by this
+ * clock (a lease granted by a clock ahead of ours: it lapsed when we first saw it, and only gets less
+ * overlong as our clock moves on), else at the earliest.
+ */
+export function nextLapse(earliest: Date | null, latest: Date | null, now: Date): Date | null {
+  return latest !== null && isOverlong(latest, now) ? now : earliest;
+}
+
+/**
  * The queue statistics in one statement (one snapshot): the maintained counts (QueueCounter, kept by
  * triggers: see the live_counters migration) plus the two reads that depend on the clock, both index
- * reads bounded by their answer: the active leases, a range of (status, leaseExpiresAt), and the
+ * reads bounded by their answer: the active leases, a range of (status, leaseExpiresAt) from now to
+ * now + the longest lease (parameters: now, that; an overlong or recorded lapse is not active), and the
  * oldest pending item, the first entry of (status, createdAt, …). Written once for both backends.
  */
 export const QUEUE_STATS_SQL = `SELECT
@@ -116,7 +137,8 @@ export const QUEUE_STATS_SQL = `SELECT
   (SELECT "value" FROM "QueueCounter" WHERE "name" = 'item:CORRECTED') AS corrected,
   (SELECT "value" FROM "QueueCounter" WHERE "name" = 'item:REJECTED') AS rejected,
   (SELECT "value" FROM "QueueCounter" WHERE "name" = 'item:leased') AS leased,
-  (SELECT count(*) FROM "Item" WHERE "status" = 'PENDING' AND "leaseExpiresAt" > ?) AS active,
+  (SELECT count(*) FROM "Item"
+    WHERE "status" = 'PENDING' AND "leaseExpiresAt" > ? AND "leaseExpiresAt" <= ? AND NOT "leaseExpiryRecorded") AS active,
   (SELECT min("createdAt") FROM "Item" WHERE "status" = 'PENDING') AS "oldestPendingCreatedAt"`;
 
 /** The counts QUEUE_STATS_SQL reads; numbers, bigints or numeric strings depending on the backend. */
@@ -183,7 +205,7 @@ export function deferredTail(opening: Promise<EventTail>): EventTail & { ready()
     itemsById: async (ids) => (await opened).itemsById(ids),
     queueStats: async (now) => (await opened).queueStats(now),
     itemByLeaseTokenHash: async (tokenHash) => (await opened).itemByLeaseTokenHash(tokenHash),
-    nextUnrecordedExpiry: async () => (await opened).nextUnrecordedExpiry(),
+    nextUnrecordedExpiry: async (now) => (await opened).nextUnrecordedExpiry(now),
     close: async () => (await opened.catch(() => null))?.close(),
   };
 }

@@ -1,6 +1,6 @@
 // The SQL of the paged list reads (items, events, proposals): every page walks one index in page order
 // and stops at the page, so its cost follows the page, not the table (docs/performance.md, Index reads).
-import type { ClaimState } from '../domain/lease.js';
+import { type ClaimState, longestLeaseFrom } from '../domain/lease.js';
 import type { Dialect, EventType, ItemStatus, ProposalStateColumn, RiskLevelColumn } from './client.js';
 import type { SqlValue } from './tx-sql.js';
 
@@ -142,6 +142,13 @@ function orderedPage(
 
 const ITEM_STATUSES: readonly ItemStatus[] = ['PENDING', 'ACCEPTED', 'CORRECTED', 'REJECTED'];
 
+/**
+ * An item's lease that is running at `now` (the two parameters: now, and now + the longest lease), as
+ * claimState has it: not reached, not overlong by this clock (a clock set back never holds a lease longer
+ * than the longest lease from its claim), and its lapse not recorded (final, whatever the clock).
+ */
+const RUNNING_LEASE = '"leaseExpiresAt" > ? AND "leaseExpiresAt" <= ? AND NOT "leaseExpiryRecorded"';
+
 /** The statuses a claim state allows, and what it asks of the lease columns. */
 function claimStateConditions(state: ClaimState, now: Date, where: Conditions): readonly ItemStatus[] {
   switch (state) {
@@ -151,10 +158,10 @@ function claimStateConditions(state: ClaimState, now: Date, where: Conditions): 
       where.residualNull('leaseTokenHash');
       return ['PENDING'];
     case 'ACTIVE':
-      where.add('"leaseTokenHash" IS NOT NULL AND "leaseExpiresAt" > ?', now);
+      where.add(`"leaseTokenHash" IS NOT NULL AND ${RUNNING_LEASE}`, now, longestLeaseFrom(now));
       return ['PENDING'];
     case 'EXPIRED':
-      where.add('"leaseTokenHash" IS NOT NULL AND "leaseExpiresAt" <= ?', now);
+      where.add(`"leaseTokenHash" IS NOT NULL AND NOT (${RUNNING_LEASE})`, now, longestLeaseFrom(now));
       return ['PENDING'];
   }
 }
@@ -180,14 +187,18 @@ export function itemPageRead(filter: ItemFilter, window: PageWindow, now: Date, 
   let ids: Statement | null = null;
   let index: string[] = [];
   if (filter.holder != null) {
-    where.add('"claimedBy" = ? AND "leaseExpiresAt" > ?', filter.holder, now);
+    where.add(`"claimedBy" = ? AND ${RUNNING_LEASE}`, filter.holder, now, longestLeaseFrom(now));
     ids = { sql: 'SELECT "id" FROM "Item" WHERE "claimedBy" = ?', params: [filter.holder] };
     index = ['claimedBy'];
   } else if (filter.claimState === 'ACTIVE') {
-    ids = { sql: `SELECT "id" FROM "Item" WHERE "status" = 'PENDING' AND "leaseExpiresAt" > ?`, params: [now] };
+    ids = {
+      sql: `SELECT "id" FROM "Item" WHERE "status" = 'PENDING' AND "leaseExpiresAt" > ? AND "leaseExpiresAt" <= ?`,
+      params: [now, longestLeaseFrom(now)],
+    };
     index = ['status', 'leaseExpiresAt'];
   } else if (filter.claimState === 'EXPIRED') {
-    ids = { sql: `SELECT "id" FROM "Item" WHERE "status" = 'PENDING' AND "leaseExpiresAt" <= ?`, params: [now] };
+    // Every lease on record (reached, overlong or recorded lapsed), the running ones dropped by `where`.
+    ids = { sql: `SELECT "id" FROM "Item" WHERE "status" = 'PENDING' AND "leaseExpiresAt" IS NOT NULL`, params: [] };
     index = ['status', 'leaseExpiresAt'];
   }
   if (ids) {

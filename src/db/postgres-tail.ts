@@ -4,15 +4,18 @@
 // read", never rows that may still roll back. The rows themselves are always read from the table,
 // after the last sequence delivered: a missed or merged notification costs latency, never an event.
 import pg from 'pg';
+import { longestLeaseFrom } from '../domain/lease.js';
 import type { Event, Item } from '../generated/prisma/client.js';
 import {
   type EventRow,
   type EventTail,
   eventFromRow,
+  nextLapse,
   QUEUE_STATS_SQL,
   type QueueStatsCounts,
   type QueueStatsRow,
   queueStatsFromCounts,
+  UNRECORDED_EXPIRIES_SQL,
 } from './event-tail.js';
 import { date, type ItemRow, toItem } from './item-store.js';
 import { postgresTypes, postgresValue } from './postgres-types.js';
@@ -26,9 +29,7 @@ const QUERIES = {
   after: 'SELECT * FROM "Event" WHERE "id" > $1 ORDER BY "id" LIMIT $2',
   lastId: 'SELECT coalesce(max("id"), 0)::int AS "id" FROM "Event"',
   items: 'SELECT * FROM "Item" WHERE "id" = ANY($1::int[])',
-  nextExpiry: `SELECT "leaseExpiresAt" FROM "Item"
-    WHERE "leaseExpiryRecorded" = FALSE AND "leaseExpiresAt" IS NOT NULL
-    ORDER BY "leaseExpiresAt" LIMIT 1`,
+  nextExpiry: UNRECORDED_EXPIRIES_SQL,
   stats: numberPlaceholders(QUEUE_STATS_SQL),
   byTokenHash: 'SELECT * FROM "Item" WHERE "leaseTokenHash" = $1',
 } as const;
@@ -173,7 +174,7 @@ export class PostgresEventTail implements EventTail {
   }
 
   async queueStats(now: Date): Promise<QueueStatsRow> {
-    const [row] = await this.rows<QueueStatsCounts & { oldestPendingCreatedAt: Date | null }>('stats', [now]);
+    const [row] = await this.rows<QueueStatsCounts & { oldestPendingCreatedAt: Date | null }>('stats', [now, longestLeaseFrom(now)]);
     if (!row) throw new Error('The queue statistics query returned no row.');
     return queueStatsFromCounts(row, date(row.oldestPendingCreatedAt));
   }
@@ -183,9 +184,9 @@ export class PostgresEventTail implements EventTail {
     return row ? toItem(row) : null;
   }
 
-  async nextUnrecordedExpiry(): Promise<Date | null> {
-    const [row] = await this.rows<{ leaseExpiresAt: Date }>('nextExpiry');
-    return date(row?.leaseExpiresAt ?? null);
+  async nextUnrecordedExpiry(now: Date): Promise<Date | null> {
+    const [row] = await this.rows<{ earliest: Date | null; latest: Date | null }>('nextExpiry');
+    return nextLapse(date(row?.earliest ?? null), date(row?.latest ?? null), now);
   }
 
   async close(): Promise<void> {

@@ -45,6 +45,11 @@ export function isOverlong(expiresAt: Date, now: Date): boolean {
   return expiresAt.getTime() - now.getTime() > LONGEST_LEASE_MS;
 }
 
+/** The furthest a running lease's expiry can lie ahead of `now` (beyond it, it is overlong: see isOverlong). */
+export function longestLeaseFrom(now: Date): Date {
+  return new Date(now.getTime() + LONGEST_LEASE_MS);
+}
+
 /** A lease has lapsed once its expiry time is reached (seed A: expires_at <= now). */
 export function isLapsed(expiresAt: Date, now: Date): boolean {
   return expiresAt.getTime() <= now.getTime();

@@ -53,7 +53,7 @@ export class ExpiryAnnouncer {
       try {
         do {
           this.armAgain = false;
-          const next = await this.tail.nextUnrecordedExpiry();
+          const next = await this.tail.nextUnrecordedExpiry(this.deps.clock.now());
           if (this.stopped || this.running) return;
           this.setTimerFor(next);
         } while (this.armAgain);

@@ -12,7 +12,7 @@ import {
   overlongUnrecorded,
 } from '../db/item-store.js';
 import { DomainError } from '../domain/errors.js';
-import { hashLeaseToken, isOverlong, issueLeaseToken, itemLeaseLapsed, LONGEST_LEASE_MS, leaseExpiry } from '../domain/lease.js';
+import { hashLeaseToken, isOverlong, issueLeaseToken, itemLeaseLapsed, leaseExpiry, longestLeaseFrom } from '../domain/lease.js';
 import { LIMITS, validateLeaseSeconds, validateText, validateToken } from '../domain/validation.js';
 import type { Actor, ServiceDeps } from './context.js';
 
@@ -168,7 +168,7 @@ export async function releaseLease(
  * too, for good. Returns the item after it (unchanged when someone else recorded it first).
  */
 export async function recordLapse(sql: TxSql, item: Item, now: Date): Promise<Item> {
-  if (!(await markLapseRecorded(sql, item, now, longestFrom(now)))) return item;
+  if (!(await markLapseRecorded(sql, item, now, longestLeaseFrom(now)))) return item;
   const overlong = item.leaseExpiresAt !== null && isOverlong(item.leaseExpiresAt, now);
   const recorded: Item = { ...item, leaseExpiryRecorded: true, version: item.version + 1 };
   await appendEvent(sql, {
@@ -189,13 +189,9 @@ export async function recordLapse(sql: TxSql, item: Item, now: Date): Promise<It
 /** How many overlong leases a claim records before searching (more wait for the next claim or sweep). */
 const OVERLONG_PER_CLAIM = 20;
 
-function longestFrom(now: Date): Date {
-  return new Date(now.getTime() + LONGEST_LEASE_MS);
-}
-
 async function recordOverlongLeases(sql: TxSql, now: Date, limit: number): Promise<number> {
   let recorded = 0;
-  for (const item of await overlongUnrecorded(sql, longestFrom(now), limit)) {
+  for (const item of await overlongUnrecorded(sql, longestLeaseFrom(now), limit)) {
     if ((await recordLapse(sql, item, now)).leaseExpiryRecorded) recorded += 1;
   }
   return recorded;

@@ -5,11 +5,13 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type Database, openDatabase } from '../../src/db/client.js';
 import { ManualClock, monotonicClock, monotonicTime } from '../../src/domain/clock.js';
 import { claimState } from '../../src/domain/lease.js';
+import { ExpiryAnnouncer } from '../../src/events/expiry-announcer.js';
+import { createLogger } from '../../src/logger.js';
 import { addCategories } from '../../src/services/categories.js';
 import type { Actor } from '../../src/services/context.js';
 import { addItem } from '../../src/services/items.js';
 import { claimItem, recordLapsedLeases, renewLease } from '../../src/services/leases.js';
-import { findItemByKey } from '../../src/services/queries.js';
+import { findItemByKey, listItems } from '../../src/services/queries.js';
 import { jsonLines, runLeasehold } from '../cli/support.js';
 import { BACKEND, type TestDatabase, testDatabase } from '../support/database.js';
 
@@ -46,6 +48,12 @@ describe(`leases under a clock set back (${BACKEND})`, () => {
     await db.close();
     await database.cleanup();
   });
+
+  /** The details of every LEASE_EXPIRED event. */
+  async function lapses(): Promise<Record<string, unknown>[]> {
+    const events = await db.query<{ details: string | object }>(`SELECT "details" FROM "Event" WHERE "type" = 'LEASE_EXPIRED'`);
+    return events.map(({ details }) => (typeof details === 'string' ? JSON.parse(details) : details) as Record<string, unknown>);
+  }
 
   async function addOne(clock: ManualClock | ReturnType<typeof monotonicClock>, recordId = 'r1'): Promise<void> {
     await addCategories({ db, clock }, setup, ['配送']).catch(() => undefined);
@@ -91,12 +99,64 @@ describe(`leases under a clock set back (${BACKEND})`, () => {
     const item = await findItemByKey(deps, 'b', 'r1');
     expect(claimState(item, behind.now())).toBe('EXPIRED');
     await expect(renewLease(deps, tanaka, { token: claim?.token ?? '' })).rejects.toMatchObject({ code: 'CLAIM_EXPIRED' });
-    const events = await db.query<{ type: string; details: string | object }>(
-      `SELECT "type", "details" FROM "Event" WHERE "type" = 'LEASE_EXPIRED'`,
-    );
-    expect(events).toHaveLength(1);
-    const details = events[0]?.details;
-    expect(typeof details === 'string' ? JSON.parse(details) : details).toMatchObject({ holder: 'tanaka', overlong: true });
+    const recorded = await lapses();
+    expect(recorded).toHaveLength(1);
+    expect(recorded[0]).toMatchObject({ holder: 'tanaka', overlong: true });
+  });
+
+  it('a clock behind lists an overlong lease under EXPIRED, not ACTIVE nor its holder, and counts it expired, before and after its lapse is recorded', async () => {
+    const granting = new ManualClock(Date.UTC(2026, 10, 30, 10));
+    const behind = new ManualClock(granting.now().getTime() - HOUR + 10_000);
+    // A lease the clock behind granted itself, running for it, and one from the clock ahead.
+    await addOne(behind, 'running');
+    await claimItem({ db, clock: behind }, suzuki, { leaseSeconds: 3_600 });
+    await addItem({ db, clock: granting }, setup, { batchId: 'ahead', recordId: 'overlong', proposedCategory: '配送', reason: 'check' });
+    await claimItem({ db, clock: granting }, tanaka, { leaseSeconds: 300, batchId: 'ahead' });
+    const deps = { db, clock: behind };
+    const tail = await db.openTail();
+    try {
+      const check = async () => {
+        const page = { limit: 10, inverted: false };
+        const records = async (filter: Parameters<typeof listItems>[1]) =>
+          (await listItems(deps, filter, page)).map((item) => item.recordId);
+        expect(await records({ claimState: 'ACTIVE' })).toEqual(['running']);
+        expect(await records({ claimState: 'EXPIRED' })).toEqual(['overlong']);
+        expect(await records({ holder: 'tanaka' })).toEqual([]);
+        expect(await records({ holder: 'suzuki' })).toEqual(['running']);
+        expect(await tail.queueStats(behind.now())).toMatchObject({ pending: 2, active: 1, expired: 1, unclaimed: 0 });
+      };
+      await check();
+      expect(await recordLapsedLeases(deps)).toBe(1);
+      // Recorded lapsed, and later within the longest lease of this clock: still not active (and the
+      // hour-long lease this clock granted still running).
+      behind.set(granting.now().getTime() - 60_000);
+      await check();
+    } finally {
+      await tail.close();
+    }
+  });
+
+  it('the expiry announcer of a clock behind records an overlong lease at once, with no other lease to wake it', async () => {
+    const granting = new ManualClock(Date.UTC(2026, 10, 30, 10));
+    await addOne(granting);
+    await claimItem({ db, clock: granting }, tanaka, { leaseSeconds: 300 });
+    const behind = new ManualClock(granting.now().getTime() - HOUR + 10_000);
+    const tail = await db.openTail();
+    const announcer = new ExpiryAnnouncer({ db, clock: behind }, tail, createLogger('silent'));
+    try {
+      announcer.start();
+      // Its timer is due at once (the manual clock fires timers due at its time), not when this clock
+      // reaches the stored expiry, an hour on.
+      for (let attempt = 0; attempt < 100 && (await lapses()).length === 0; attempt++) {
+        await announcer.settled();
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      expect((await lapses())[0]).toMatchObject({ holder: 'tanaka', overlong: true });
+      expect(claimState(await findItemByKey({ db, clock: behind }, 'b', 'r1'), behind.now())).toBe('EXPIRED');
+    } finally {
+      announcer.stop();
+      await tail.close();
+    }
   });
 
   it('a lease within the longest lease of a clock behind stays active (small steps back do not end leases)', async () => {

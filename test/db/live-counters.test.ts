@@ -9,10 +9,11 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type App, createApp } from '../../src/app.js';
 import { type Database, openDatabase } from '../../src/db/client.js';
-import { QUEUE_STATS_SQL } from '../../src/db/event-tail.js';
+import { QUEUE_STATS_SQL, UNRECORDED_EXPIRIES_SQL } from '../../src/db/event-tail.js';
 import { numberPlaceholders } from '../../src/db/tx-sql.js';
 import { ManualClock } from '../../src/domain/clock.js';
 import { DomainError } from '../../src/domain/errors.js';
+import { longestLeaseFrom } from '../../src/domain/lease.js';
 import { createLogger } from '../../src/logger.js';
 import { addCategories } from '../../src/services/categories.js';
 import type { Actor } from '../../src/services/context.js';
@@ -63,7 +64,8 @@ type Op =
   | { kind: 'review'; decision: 'APPROVE' | 'REJECT' | 'REQUEST_CHANGES'; second: boolean }
   | { kind: 'cancel'; pick: number }
   | { kind: 'execute'; outcome: 'SUCCEEDED' | 'REJECTED_BY_REMOTE' | null }
-  | { kind: 'other'; action: 'add' | 'claim' | 'decide' | 'release'; pick: number };
+  // On SQLite, `cli` has the command line add or claim (a lease is decided or released the way it was taken).
+  | { kind: 'other'; action: 'add' | 'claim' | 'decide' | 'release'; pick: number; cli: boolean };
 
 const op: fc.Arbitrary<Op> = fc.oneof(
   { arbitrary: fc.record({ kind: fc.constant('add' as const), count: fc.integer({ min: 1, max: 4 }) }), weight: 3 },
@@ -103,6 +105,7 @@ const op: fc.Arbitrary<Op> = fc.oneof(
       kind: fc.constant('other' as const),
       action: fc.constantFrom('add' as const, 'claim' as const, 'decide' as const, 'release' as const),
       pick: fc.nat(),
+      cli: fc.boolean(),
     }),
     weight: 3,
   },
@@ -117,13 +120,16 @@ describe('live counters', () => {
   let db: Database;
   let app: App;
   let url: string;
-  // A month behind the system clock the command line uses: its leases (taken by the system clock) stay
-  // active for the app's announcer, so its decisions land, and it may claim leases the app still holds.
+  // A month behind the system clock the command line uses: its leases (taken by the system clock) are
+  // overlong for the app (further ahead than any lease can run), so expired to it (its announcer records
+  // them at once, and its decisions are refused), and the command line may claim leases the app still
+  // holds. The second writer's own handle shares this clock, so its decisions land.
   const clock = new ManualClock(Date.now() - 30 * 24 * HOUR_MS);
   /** The second writer: the command line on a SQLite file, a second handle (its own connections) on PostgreSQL. */
-  let other: { db: Database | null; dir: string; cleanup(): void };
+  let other: { db: Database; dir: string; cleanup(): void };
   let serial = 0;
-  const leases: { token: string; mine: boolean }[] = [];
+  /** Leases held: the app's (mine), or the second writer's, taken by its handle or by the command line. */
+  const leases: { token: string; mine: boolean; cli?: boolean }[] = [];
   const proposals: number[] = [];
 
   beforeAll(async () => {
@@ -140,7 +146,7 @@ describe('live counters', () => {
     await addCategories({ db, clock }, ADMIN, CATEGORIES);
     const scratch = tempDir('leasehold-live-counters-');
     other = {
-      db: BACKEND === 'postgresql' ? await openDatabase({ location: database.location }) : null,
+      db: await openDatabase({ location: database.location }),
       dir: scratch.dir,
       cleanup: scratch.cleanup,
     };
@@ -148,7 +154,7 @@ describe('live counters', () => {
 
   afterAll(async () => {
     await app?.stop();
-    await other?.db?.close();
+    await other?.db.close();
     other?.cleanup();
     await database?.cleanup();
   });
@@ -247,20 +253,24 @@ describe('live counters', () => {
     }
   }
 
-  /** The second writer's turn: another process (SQLite) or another handle (PostgreSQL) on the same database. */
+  /**
+   * The second writer's turn: another handle (its own connections) on the same database, sharing the app's
+   * clock, or on SQLite every other turn the command line, another process.
+   */
   async function runOther(step: Extract<Op, { kind: 'other' }>): Promise<void> {
+    const recordId = `o-${++serial}`;
     const theirs = leases.filter((lease) => !lease.mine);
     const lease = theirs[step.pick % Math.max(1, theirs.length)];
     const forget = () => leases.splice(leases.indexOf(lease as (typeof leases)[number]), 1);
-    const recordId = `o-${++serial}`;
-    if (other.db) {
+    const viaCli = BACKEND === 'sqlite' && (step.action === 'add' || step.action === 'claim' ? step.cli : lease?.cli === true);
+    if (!viaCli) {
       const theirDeps = { db: other.db, clock };
       const actor: Actor = { name: 'other-reviewer', authenticated: true };
       if (step.action === 'add')
         await addItems(theirDeps, ADDER, [{ batchId: 'other', recordId, proposedCategory: 'alpha', reason: 'Theirs.' }]);
       else if (step.action === 'claim') {
         const claim = await claimItem(theirDeps, actor, { leaseSeconds: 120 });
-        if (claim) leases.push({ token: claim.token, mine: false });
+        if (claim) leases.push({ token: claim.token, mine: false, cli: false });
       } else if (lease && step.action === 'decide') {
         forget();
         await decideItem(theirDeps, actor, { token: lease.token, decision: 'REJECTED' });
@@ -277,7 +287,7 @@ describe('live counters', () => {
     } else if (step.action === 'claim') {
       const result = await cli(['claim', file, '--reviewer', 'other-reviewer', '--lease-seconds', '120']);
       const claimed = JSON.parse(result.stdout || '{}') as { claim_token?: string };
-      if (claimed.claim_token) leases.push({ token: claimed.claim_token, mine: false });
+      if (claimed.claim_token) leases.push({ token: claimed.claim_token, mine: false, cli: true });
     } else if (lease && step.action === 'decide') {
       forget();
       await cli(['decide', file, '--token', lease.token, '--decision', 'rejected']);
@@ -287,9 +297,13 @@ describe('live counters', () => {
     }
   }
 
-  /** Every count recomputed from the tables, in plain SQL, at `now`. */
+  /**
+   * Every count recomputed from the tables, in plain SQL, at `now`. A lease is running as claimState has it:
+   * not reached, not overlong (further ahead than the longest lease), its lapse not recorded.
+   */
   async function recount(now: Date) {
     const at = now.getTime();
+    const RUNNING = `"leaseExpiresAt" > ? AND "leaseExpiresAt" <= ? AND NOT "leaseExpiryRecorded"`;
     const [items] = await db.query<Record<string, unknown>>(
       `SELECT
          count(CASE WHEN "status" = 'PENDING' THEN 1 END) AS pending,
@@ -297,13 +311,15 @@ describe('live counters', () => {
          count(CASE WHEN "status" = 'CORRECTED' THEN 1 END) AS corrected,
          count(CASE WHEN "status" = 'REJECTED' THEN 1 END) AS rejected,
          count(CASE WHEN "status" = 'PENDING' AND "leaseTokenHash" IS NULL THEN 1 END) AS unclaimed,
-         count(CASE WHEN "status" = 'PENDING' AND "leaseExpiresAt" > ? THEN 1 END) AS active,
-         count(CASE WHEN "status" = 'PENDING' AND "leaseTokenHash" IS NOT NULL AND "leaseExpiresAt" <= ? THEN 1 END) AS expired,
+         count(CASE WHEN "status" = 'PENDING' AND ${RUNNING} THEN 1 END) AS active,
+         count(CASE WHEN "status" = 'PENDING' AND "leaseTokenHash" IS NOT NULL AND NOT (${RUNNING}) THEN 1 END) AS expired,
          count(CASE WHEN "status" = 'PENDING' AND "leaseTokenHash" IS NOT NULL THEN 1 END) AS leased,
          min(CASE WHEN "status" = 'PENDING' THEN "createdAt" END) AS oldest
        FROM "Item"`,
       now,
+      longestLeaseFrom(now),
       now,
+      longestLeaseFrom(now),
     );
     const states = await db.query<{ state: string; n: unknown }>('SELECT "state" AS state, count(*) AS n FROM "Proposal" GROUP BY "state"');
     const ago = (ms: number) => new Date(at - ms);
@@ -430,8 +446,15 @@ describe('live counters', () => {
     await run({ kind: 'claim', leaseSeconds: 30 });
     await run({ kind: 'advance', seconds: 60 });
     await run({ kind: 'claim', leaseSeconds: 600 });
-    for (const action of ['claim', 'decide', 'claim', 'release'] as const) {
-      await run({ kind: 'other', action, pick: leases.filter((lease) => !lease.mine).length - 1 });
+    for (const [action, cli] of [
+      ['claim', false],
+      ['decide', false],
+      ['claim', false],
+      ['release', false],
+      ['add', true],
+      ['claim', true],
+    ] as const) {
+      await run({ kind: 'other', action, pick: leases.filter((lease) => !lease.mine).length - 1, cli });
     }
     await expectExact();
     for (const decision of ['APPROVE', 'REJECT', 'REQUEST_CHANGES'] as const) {
@@ -454,7 +477,8 @@ describe('live counters', () => {
     const now = clock.now();
     // Each range is bounded by its answer only on an index whose second column is the bounded one.
     const statements: [string, Date[], RegExp][] = [
-      [QUEUE_STATS_SQL, [now], /Item_status_leaseExpiresAt_idx.*leaseExpiresAt"? ?>/],
+      [QUEUE_STATS_SQL, [now, longestLeaseFrom(now)], /Item_status_leaseExpiresAt_idx.*leaseExpiresAt"? ?>/],
+      [UNRECORDED_EXPIRIES_SQL, [], /Item_leaseExpiryRecorded_leaseExpiresAt_idx/],
       [PROPOSAL_COUNTS_SQL, [now, now, now, now, now], /Proposal_state_createdAt_idx.*createdAt"? ?>/],
     ];
     for (const [sql, params, bounded] of statements) {
