@@ -15,6 +15,7 @@ const schema = z.object({
   LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
   SQLITE_BUSY_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
   POSTGRES_UNAVAILABLE_WAIT_MS: z.coerce.number().int().min(0).max(600_000).default(2_000),
+  POSTGRES_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(5_000),
   SQLITE_SYNCHRONOUS: z.enum(['NORMAL', 'FULL']).default('NORMAL'),
   GRAPHIQL: z.enum(['true', 'false']).default('true'),
   METRICS: z.enum(['true', 'false']).default('true'),
@@ -119,6 +120,8 @@ export interface Config {
   busyTimeoutMs: number;
   /** PostgreSQL only: how long, in all, a write waits for an unreachable server to come back before DATABASE_UNAVAILABLE. */
   unavailableWaitMs: number;
+  /** PostgreSQL: the longest one connection attempt may take. */
+  connectTimeoutMs: number;
   synchronous: 'NORMAL' | 'FULL';
   graphiql: boolean;
   /** Serve Prometheus metrics at GET /metrics (without authentication); otherwise it answers 404. */
@@ -284,6 +287,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: values.LOG_LEVEL,
     busyTimeoutMs: values.SQLITE_BUSY_TIMEOUT_MS,
     unavailableWaitMs: values.POSTGRES_UNAVAILABLE_WAIT_MS,
+    connectTimeoutMs: values.POSTGRES_CONNECT_TIMEOUT_MS,
     synchronous: values.SQLITE_SYNCHRONOUS,
     graphiql: values.GRAPHIQL === 'true',
     metrics: values.METRICS === 'true',

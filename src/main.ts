@@ -24,6 +24,7 @@ async function main(): Promise<void> {
     poolSize: config.databasePoolSize,
     busyTimeoutMs: config.busyTimeoutMs,
     unavailableWaitMs: config.unavailableWaitMs,
+    connectTimeoutMs: config.connectTimeoutMs,
     synchronous: config.synchronous,
   });
   // Several instances on PostgreSQL share one clock: the database server's.

@@ -8,7 +8,7 @@ import { type Prisma, PrismaClient } from '../generated/prisma/client.js';
 import { type EventTail, SqliteEventTail } from './event-tail.js';
 import { type BatchRunner, GroupCommit, type LockWait } from './group-commit.js';
 import { migrateDatabase } from './migrate.js';
-import { migratePostgres } from './migrate-postgres.js';
+import { DEFAULT_CONNECT_TIMEOUT_MS, migratePostgres } from './migrate-postgres.js';
 import { PostgresEventTail } from './postgres-tail.js';
 import { sqliteAdapter } from './sqlite-adapter.js';
 import { numberPlaceholders, PostgresTxSql, type SqlValue, sqliteValue, type TxSql, WriterStatements } from './tx-sql.js';
@@ -54,6 +54,8 @@ export interface DatabaseOptions {
   maxWaitMs?: number;
   /** PostgreSQL: reader connections in this process's pool. */
   poolSize?: number;
+  /** PostgreSQL: the longest one connection attempt may take (default DEFAULT_CONNECT_TIMEOUT_MS). */
+  connectTimeoutMs?: number;
 }
 
 export interface Database {
@@ -180,7 +182,8 @@ async function openSqlite(file: string, options: DatabaseOptions): Promise<Datab
 }
 
 async function openPostgres(location: { dialect: 'postgresql'; url: string }, options: DatabaseOptions): Promise<Database> {
-  await migratePostgres(location.url);
+  const connectTimeoutMs = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
+  await migratePostgres(location.url, { connectTimeoutMs });
   // Loaded only for PostgreSQL, so a SQLite-only process never loads the second generated client.
   const [{ PrismaClient: PostgresClient }, { PrismaPg }, { default: pg }] = await Promise.all([
     import('../generated/prisma-pg/client.js'),
@@ -196,6 +199,7 @@ async function openPostgres(location: { dialect: 'postgresql'; url: string }, op
     connectionString: location.url,
     max: 1,
     application_name: 'leasehold-writer',
+    connectionTimeoutMillis: connectTimeoutMs,
     // Every instance waits for the write lock a transaction holds: one whose process hangs (stopped,
     // partitioned) must not hold it for ever. PostgreSQL ends such a session, releasing the lock.
     options: `-c idle_in_transaction_session_timeout=${IDLE_WRITER_TIMEOUT_MS}`,
@@ -211,6 +215,7 @@ async function openPostgres(location: { dialect: 'postgresql'; url: string }, op
     connectionString: location.url,
     max: options.poolSize ?? 10,
     application_name: 'leasehold-reader',
+    connectionTimeoutMillis: connectTimeoutMs,
     // The readers can only ever read, as SQLite's reader connection is opened read-only.
     options: '-c default_transaction_read_only=on',
   });
@@ -253,7 +258,7 @@ async function openPostgres(location: { dialect: 'postgresql'; url: string }, op
         throw error;
       }
     },
-    openTail: () => PostgresEventTail.open(location.url),
+    openTail: () => PostgresEventTail.open(location.url, connectTimeoutMs),
     close: () => writerPool.end(),
     lockWait: postgresUnavailableWait(options.unavailableWaitMs),
   });

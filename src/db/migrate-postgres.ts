@@ -24,9 +24,16 @@ CREATE TABLE IF NOT EXISTS "_prisma_migrations" (
   "applied_steps_count" INTEGER NOT NULL DEFAULT 0
 )`;
 
+/**
+ * The longest connecting to PostgreSQL may take (POSTGRES_CONNECT_TIMEOUT_MS for the server): a server that
+ * accepts a connection and never answers (hung, or a network that drops packets) fails the attempt as
+ * unavailable instead of holding a start, a read or a reconnect for ever. pg's own default is no limit.
+ */
+export const DEFAULT_CONNECT_TIMEOUT_MS = 5_000;
+
 /** A connected client; a failure to connect is reported with the redacted URL (pg's own error may carry the URL). */
-export async function connectPostgres(url: string): Promise<pg.Client> {
-  const client = new pg.Client({ connectionString: url });
+export async function connectPostgres(url: string, connectTimeoutMs = DEFAULT_CONNECT_TIMEOUT_MS): Promise<pg.Client> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: connectTimeoutMs });
   try {
     await client.connect();
   } catch (error) {
@@ -45,11 +52,11 @@ export async function connectPostgres(url: string): Promise<pg.Client> {
  * names applied by this call. A migration therefore cannot contain statements that refuse to run in
  * a transaction (CREATE INDEX CONCURRENTLY, using an enum value added in the same migration).
  */
-export async function migratePostgres(url: string, options: { dir?: string } = {}): Promise<string[]> {
+export async function migratePostgres(url: string, options: { dir?: string; connectTimeoutMs?: number } = {}): Promise<string[]> {
   const migrations = readMigrations(options.dir ?? POSTGRES_MIGRATIONS_DIR);
   const known = new Set(migrations.map((migration) => migration.name));
   const where = redactUrl(url);
-  const client = await connectPostgres(url);
+  const client = await connectPostgres(url, options.connectTimeoutMs);
   try {
     await client.query('SELECT pg_advisory_lock($1::bigint)', [MIGRATION_LOCK_KEY]);
     try {

@@ -18,6 +18,7 @@ import {
   UNRECORDED_EXPIRIES_SQL,
 } from './event-tail.js';
 import { date, type ItemRow, toItem } from './item-store.js';
+import { DEFAULT_CONNECT_TIMEOUT_MS } from './migrate-postgres.js';
 import { postgresTypes, postgresValue } from './postgres-types.js';
 import { numberPlaceholders } from './tx-sql.js';
 
@@ -55,10 +56,13 @@ export class PostgresEventTail implements EventTail {
   /** The items of the events the last `eventsAfter` returned, read with them (see `eventsAfter`). */
   private prefetched: { ids: Set<number>; items: Map<number, Item> } | null = null;
 
-  private constructor(private readonly url: string) {}
+  private constructor(
+    private readonly url: string,
+    private readonly connectTimeoutMs: number,
+  ) {}
 
-  static async open(url: string): Promise<PostgresEventTail> {
-    const tail = new PostgresEventTail(url);
+  static async open(url: string, connectTimeoutMs = DEFAULT_CONNECT_TIMEOUT_MS): Promise<PostgresEventTail> {
+    const tail = new PostgresEventTail(url, connectTimeoutMs);
     await tail.connection();
     tail.dirty = false;
     return tail;
@@ -79,7 +83,12 @@ export class PostgresEventTail implements EventTail {
     if (this.client) return Promise.resolve(this.client);
     if (this.closed) return Promise.reject(new Error('The event tail is closed.'));
     this.connecting ??= (async () => {
-      const client = new pg.Client({ connectionString: this.url, types, application_name: 'leasehold-tail' });
+      const client = new pg.Client({
+        connectionString: this.url,
+        types,
+        application_name: 'leasehold-tail',
+        connectionTimeoutMillis: this.connectTimeoutMs,
+      });
       client.on('notification', () => {
         this.dirty = true;
         for (const listener of this.changeListeners) listener();

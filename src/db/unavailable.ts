@@ -42,7 +42,7 @@ const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT'
 const ADAPTER_KINDS = new Set(['DatabaseNotReachable', 'ConnectionClosed', 'SocketTimeout']);
 /** pg's own errors for a connection that ended under it (they carry no code). */
 const PG_MESSAGES =
-  /^(Connection terminated|Client has encountered a connection error|Client was closed and is not queryable|Server has closed the connection)/;
+  /^(Connection terminated|Client has encountered a connection error|Client was closed and is not queryable|Server has closed the connection|timeout exceeded when trying to connect)/;
 
 interface MaybeWrapped {
   code?: unknown;
