@@ -54,17 +54,20 @@ async function proxyTo(target: { host: string; port: number }) {
     upstream.on('error', drop).on('close', drop);
     client.pipe(upstream).pipe(client);
   });
+  const dropAll = () => {
+    for (const pair of [...pairs]) for (const socket of pair) socket.destroy();
+  };
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     port: (server.address() as net.AddressInfo).port,
     set silent(value: boolean) {
       state.silent = value;
-      if (value) for (const [client, upstream] of [...pairs]) client.destroy(), upstream.destroy();
+      if (value) dropAll();
     },
     close: () =>
       new Promise<void>((resolve) => {
         state.silent = true;
-        for (const [client, upstream] of [...pairs]) client.destroy(), upstream.destroy();
+        dropAll();
         for (const client of held) client.destroy();
         server.close(() => resolve());
       }),
