@@ -3,7 +3,7 @@
 //                [--no-scale|--scale-only] [--scale-items=SMALL,LARGE] [--scale-clients=N] [--scale-subscribers=N]
 //                [--no-postgres|--postgres-only] [--pg-clients=8,64] [--pg-instances=N] [--pg-repeats=N] [--pg-subscribers=N] [--pg-events=N]
 //                [--no-live-scale|--live-scale-only] [--live-scale-items=N] [--live-scale-pg-items=N] [--live-scale-subscribers=N]
-//                [--live-scale-import-items=N|--no-live-scale-import]
+//                [--live-scale-import-items=N|--no-live-scale-import] [--no-attacks|--attacks-only]
 //
 // In one run, side by side, per client count: GraphQL no-op queries/s and review cycles/s over HTTP
 // against a freshly built `node dist/main.js`, and the same cycle on raw better-sqlite3. Then, on a
@@ -16,7 +16,9 @@
 // instances side by side, and event delivery across instances (--postgres-only: just that). Then "live at
 // scale" (bench/live-scale.ts): review cycles with and without an open dashboard, dashboard reads, fan-out and
 // a bulk intake on a large queue, on SQLite and on PostgreSQL (--live-scale-only: just that; with --write it
-// replaces the "Live at scale" section of BENCHMARKS.md and keeps the rest).
+// replaces the "Live at scale" section of BENCHMARKS.md and keeps the rest). Last "/health under attack" (bench/attacks.ts,
+// issue 15): /health latency from a process of its own while a VIEWER runs each attack the limits refuse, on a server
+// with the default limits; its table is printed, never written (--attacks-only: just that).
 //
 // Every client authenticates with an API key of its own (one REVIEWER principal per client; items are
 // added by a PROPOSER, categories by an ADMIN), and the servers run with RATE_LIMIT_PER_SECOND=0: the
@@ -27,6 +29,7 @@ import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { loadConfig } from '../src/config.js';
+import { type AttackOptions, type AttackReport, attacksFailed, attacksMarkdown, DEFAULT_ATTACK_OPTIONS, runAttacks } from './attacks.js';
 import { type BenchKey, keysNamed, makeKeys, principals } from './keys.js';
 import { type LiveOptions, type LiveReport, runLive } from './live.js';
 import { liveSummary } from './live-report.js';
@@ -79,13 +82,17 @@ interface Options {
   liveScale: LiveScaleOptions | null;
   /** Only the live-at-scale part; --write then replaces just its section of BENCHMARKS.md. */
   liveScaleOnly: boolean;
+  /** Null with --no-attacks. Its table is printed, not written to BENCHMARKS.md. */
+  attacks: AttackOptions | null;
+  /** Only the /health-under-attack part. */
+  attacksOnly: boolean;
 }
 
 function parseOptions(argv: string[]): Options {
   const flag = (name: string) => argv.includes(`--${name}`);
   const value = (name: string) => argv.find((arg) => arg.startsWith(`--${name}=`))?.slice(name.length + 3);
   const known =
-    /^--(quick|write|no-write|profile|keep|duration=.+|warmup=.+|clients=.+|profile-seconds=.+|profile-clients=.+|subscribers=.+|cross-subscribers=.+|events=.+|ws-workers=.+|expiry|no-expiry|leases=.+|no-live|no-scale|scale-only|scale-items=.+|scale-clients=.+|scale-subscribers=.+|no-postgres|postgres-only|pg-clients=.+|pg-instances=.+|pg-repeats=.+|pg-subscribers=.+|pg-events=.+|no-live-scale|live-scale-only|live-scale-items=.+|live-scale-pg-items=.+|live-scale-subscribers=.+|live-scale-import-items=.+|no-live-scale-import)$/;
+    /^--(quick|write|no-write|profile|keep|duration=.+|warmup=.+|clients=.+|profile-seconds=.+|profile-clients=.+|subscribers=.+|cross-subscribers=.+|events=.+|ws-workers=.+|expiry|no-expiry|leases=.+|no-live|no-scale|scale-only|scale-items=.+|scale-clients=.+|scale-subscribers=.+|no-postgres|postgres-only|pg-clients=.+|pg-instances=.+|pg-repeats=.+|pg-subscribers=.+|pg-events=.+|no-live-scale|live-scale-only|live-scale-items=.+|live-scale-pg-items=.+|live-scale-subscribers=.+|live-scale-import-items=.+|no-live-scale-import|no-attacks|attacks-only)$/;
   const unknown = argv.filter((arg) => !known.test(arg));
   if (unknown.length > 0) throw new Error(`unknown argument(s): ${unknown.join(' ')}`);
   const quick = flag('quick');
@@ -120,8 +127,10 @@ function parseOptions(argv: string[]): Options {
   if (flag('postgres-only') && flag('scale-only')) throw new Error('--postgres-only and --scale-only: run one part at a time');
   if (flag('live-scale-only') && (flag('no-live-scale') || flag('scale-only') || flag('postgres-only')))
     throw new Error('--live-scale-only runs that part alone: drop --no-live-scale, --scale-only and --postgres-only');
+  if (flag('attacks-only') && (flag('no-attacks') || flag('scale-only') || flag('postgres-only') || flag('live-scale-only')))
+    throw new Error('--attacks-only runs that part alone: drop --no-attacks, --scale-only, --postgres-only and --live-scale-only');
   // BENCHMARKS.md is one report of a whole run: a part of one would drop the other sections.
-  for (const only of ['scale-only', 'postgres-only'])
+  for (const only of ['scale-only', 'postgres-only', 'attacks-only'])
     if (flag(only) && (flag('write') || flag('profile'))) throw new Error(`--${only} runs no review cells: it cannot --write or --profile`);
   const pgClients = (value('pg-clients') ?? (quick ? '8' : '8,64')).split(',').map(Number);
   if (pgClients.length === 0 || pgClients.some((c) => !Number.isInteger(c) || c < 1 || c > 1000))
@@ -198,6 +207,8 @@ function parseOptions(argv: string[]): Options {
     postgresOnly: flag('postgres-only'),
     liveScale: flag('scale-only') || flag('postgres-only') ? null : liveScale,
     liveScaleOnly: flag('live-scale-only'),
+    attacks: flag('no-attacks') ? null : DEFAULT_ATTACK_OPTIONS,
+    attacksOnly: flag('attacks-only'),
   };
 }
 
@@ -301,6 +312,7 @@ async function main(): Promise<number> {
   if (options.scaleOnly && options.scale) return scaleOnly(options.scale, command, synchronous, options.keep);
   if (options.postgresOnly && options.postgres) return postgresOnly(options.postgres, command, synchronous, options.keep);
   if (options.liveScaleOnly && options.liveScale) return liveScaleOnly(options.liveScale, command, synchronous, options);
+  if (options.attacksOnly && options.attacks) return attacksOnly(options.attacks, command, synchronous, options.keep);
   log(
     `Leasehold bench (${options.quick ? 'quick' : 'full'}): clients ${options.clients.join(', ')}; ${options.warmupMs / 1000} s warm-up + ${options.durationMs / 1000} s per cell; synchronous=${synchronous}`,
   );
@@ -333,6 +345,8 @@ async function main(): Promise<number> {
   let postgresError: string | null = null;
   let liveScale: LiveScaleReport | null = null;
   let liveScaleError: string | null = null;
+  let attacks: AttackReport | null = null;
+  let attacksError: string | null = null;
   try {
     log(`server on 127.0.0.1:${server.port}, database ${serverFile}`);
     await seedCategories(server.port, keys.admin, [seed.category]);
@@ -416,6 +430,15 @@ async function main(): Promise<number> {
       }
     }
 
+    if (options.attacks) {
+      try {
+        attacks = await runAttacks(tmp, synchronous, options.attacks, log);
+      } catch (error) {
+        attacksError = error instanceof Error ? error.message : String(error);
+        log(`/health-under-attack measurements failed: ${attacksError}`);
+      }
+    }
+
     if (options.profile) profile = await profileServer(tmp, synchronous, options, bestCycles);
   } finally {
     if (server) await server.stop();
@@ -464,6 +487,8 @@ async function main(): Promise<number> {
   for (const v of postgres?.verifications ?? []) log(`${v.ok ? 'ok  ' : 'FAIL'} ${v.label}: ${v.detail}`);
   for (const line of liveScale?.serverLogLines.slice(0, 10) ?? []) log(`server log: ${line}`);
   for (const v of liveScale?.verifications ?? []) log(`${v.ok ? 'ok  ' : 'FAIL'} ${v.label}: ${v.detail}`);
+  if (attacks) log(`\n${attacksMarkdown(attacks, command, machine, date).join('\n')}\n`);
+  for (const line of attacks?.serverLogLines.slice(0, 10) ?? []) log(`server log: ${line}`);
   if (profile) log(`\nprofile written to ${profile.file}; summary in ${options.write ? 'BENCHMARKS.md' : 'the output of --write'}`);
 
   // Issue 4: one command-line claim, ours against seed A's script, measured in this run too.
@@ -487,7 +512,9 @@ async function main(): Promise<number> {
     postgresError !== null ||
     (postgres !== null && (postgres.serverLogLines.length > 0 || postgres.verifications.some((v) => !v.ok))) ||
     liveScaleError !== null ||
-    (liveScale !== null && (liveScale.serverLogLines.length > 0 || liveScale.verifications.some((v) => !v.ok)));
+    (liveScale !== null && (liveScale.serverLogLines.length > 0 || liveScale.verifications.some((v) => !v.ok))) ||
+    attacksError !== null ||
+    (attacks !== null && attacksFailed(attacks));
   if (failed) log('\nFAILED: some requests errored or a check failed (see above).');
   return failed ? 1 : 0;
 }
@@ -582,6 +609,31 @@ async function liveScaleOnly(options: LiveScaleOptions, command: string, synchro
   }
   const failed = report.serverLogLines.length > 0 || report.verifications.some((v) => !v.ok);
   if (failed) log('\nFAILED: a check failed (see above).');
+  return failed ? 1 : 0;
+}
+
+/** `--attacks-only`: the /health-under-attack part alone, its table printed (never written to BENCHMARKS.md). */
+async function attacksOnly(options: AttackOptions, command: string, synchronous: 'NORMAL' | 'FULL', keep: boolean): Promise<number> {
+  log(`Leasehold bench, /health-under-attack part only: ${command}; synchronous=${synchronous}`);
+  log('building (npm run build)…');
+  build();
+  const tmp = mkdtempSync(path.join(os.tmpdir(), 'leasehold-bench-'));
+  const memory = new Database(':memory:');
+  const machine = describeMachine((memory.prepare('SELECT sqlite_version() AS v').get() as { v: string }).v, tmp);
+  memory.close();
+  const date = new Date().toISOString();
+  let report: AttackReport;
+  try {
+    report = await runAttacks(tmp, synchronous, options, log);
+  } finally {
+    if (keep) log(`kept ${tmp}`);
+    else rmSync(tmp, { recursive: true, force: true });
+  }
+  log(`\n${attacksMarkdown(report, command, machine, date).join('\n')}\n`);
+  for (const line of report.serverLogLines.slice(0, 10)) log(`server log: ${line}`);
+  const failed = attacksFailed(report);
+  if (failed)
+    log('\nFAILED: an attack was not answered as the limits say, /health failed, or the server did not stop cleanly (see above).');
   return failed ? 1 : 0;
 }
 

@@ -40,6 +40,8 @@ export type ServerOptions = ({ databaseFile: string } | { databaseUrl: string })
   synchronous: 'NORMAL' | 'FULL';
   /** Extra node flags, e.g. --cpu-prof. */
   nodeFlags?: string[];
+  /** Environment over the bench's own (an undefined value unsets a variable, so the server's default applies). */
+  env?: Record<string, string | undefined>;
 };
 
 export interface RunningServer {
@@ -69,6 +71,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       // 1,000 subscribers and more come from one address.
       MAX_CONNECTIONS_PER_ADDRESS: '0',
       BOOTSTRAP_ADMIN_KEY: 'false',
+      ...options.env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

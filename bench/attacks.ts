@@ -1,0 +1,477 @@
+// "/health under attack" (issue 15: "/health must stay under 50 ms through all of this"): one server process on a
+// SQLite file of pending items, with the default rate and subscription limits, and /health probed back to back from
+// a process of its own while a VIEWER runs each attack of test/api/viewer-limits.test.ts, refusal-flood.test.ts and
+// hardening-connections.test.ts in turn from the bench process. The attack's own client work (building 1.7 MB
+// messages, parsing replayed frames) cannot delay the probe: the two loops share no thread.
+import { type ChildProcess, spawn } from 'node:child_process';
+import net from 'node:net';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import Database from 'better-sqlite3';
+import { seedPendingItems } from '../test/support/seed-file.js';
+import { type Collected, connectWs, waitFor } from '../test/support/ws.js';
+import { gqlBody, graphqlClient } from './http.js';
+import { type BenchKey, keysNamed, makeKeys } from './keys.js';
+import type { Machine } from './machine.js';
+import { type RunningServer, startServer } from './server.js';
+import { type Spread, spread } from './stats.js';
+
+export interface AttackOptions {
+  /** Pending items seeded (each one ITEM_ADDED event, so the replays read at least this many events). */
+  items: number;
+  idleMs: number;
+  /** How long the slow bodies are held open. */
+  slowMs: number;
+  slowConnections: number;
+  floodRequests: number;
+}
+
+export const DEFAULT_ATTACK_OPTIONS: AttackOptions = {
+  items: 10_000,
+  idleMs: 3_000,
+  slowMs: 5_000,
+  slowConnections: 200,
+  floodRequests: 2_000,
+};
+
+/** What the issue asks of /health through every attack. */
+export const HEALTH_TARGET_MS = 50;
+const PROBE_GAP_MS = 5;
+
+export interface AttackRow {
+  attack: string;
+  health: Spread;
+  /** /health answers other than 200, and probes that failed outright. */
+  healthFailures: number;
+  seconds: number;
+  outcome: string;
+  /** The attack was answered as the limits say it should be. */
+  ok: boolean;
+}
+
+export interface AttackReport {
+  items: number;
+  events: number;
+  rows: AttackRow[];
+  /** /health status once every attack is over. */
+  healthAfter: number;
+  serverLogLines: string[];
+  serverExit: number | null;
+}
+
+/**
+ * The prober, a separate node process: GET /health over one kept-alive connection, PROBE_GAP_MS after each answer,
+ * for ever; latencies are kept between a `start` and a `stop` message, and sent back after the probe in flight at
+ * `stop` has finished (so a stalled answer counts in full).
+ */
+const PROBER = `
+const http = require('node:http');
+const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+const port = Number(process.env.PROBE_PORT);
+const gap = Number(process.env.PROBE_GAP_MS);
+let samples = null;
+let failures = 0;
+let stopping = false;
+process.on('message', (message) => {
+  if (message === 'start') { samples = []; failures = 0; stopping = false; }
+  else if (message === 'stop') stopping = true;
+  else if (message === 'exit') process.exit(0);
+});
+process.on('disconnect', () => process.exit(0));
+function probe() {
+  return new Promise((resolve) => {
+    const started = performance.now();
+    const request = http.get({ host: '127.0.0.1', port, path: '/health', agent }, (response) => {
+      response.resume();
+      response.on('end', () => resolve({ ms: performance.now() - started, ok: response.statusCode === 200 }));
+      response.on('error', () => resolve({ ms: performance.now() - started, ok: false }));
+    });
+    request.on('error', () => resolve({ ms: performance.now() - started, ok: false }));
+  });
+}
+(async () => {
+  process.send('ready');
+  for (;;) {
+    const recording = samples;
+    const { ms, ok } = await probe();
+    if (recording && recording === samples) {
+      recording.push(ms);
+      if (!ok) failures++;
+    }
+    if (stopping && samples) {
+      process.send({ samples, failures });
+      samples = null;
+      stopping = false;
+    }
+    await new Promise((resolve) => setTimeout(resolve, gap));
+  }
+})();
+`;
+
+interface Probed {
+  samples: number[];
+  failures: number;
+}
+
+class Prober {
+  private readonly child: ChildProcess;
+  private pending: ((probed: Probed) => void) | null = null;
+  readonly ready: Promise<void>;
+
+  constructor(port: number) {
+    this.child = spawn(process.execPath, ['-e', PROBER], {
+      env: { ...process.env, PROBE_PORT: String(port), PROBE_GAP_MS: String(PROBE_GAP_MS) },
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
+    this.ready = new Promise((resolve, reject) => {
+      this.child.once('exit', (code) => reject(new Error(`the /health prober exited (${code})`)));
+      this.child.on('message', (message: unknown) => {
+        if (message === 'ready') resolve();
+        else if (this.pending && typeof message === 'object' && message !== null) {
+          const resolvePending = this.pending;
+          this.pending = null;
+          resolvePending(message as Probed);
+        }
+      });
+    });
+  }
+
+  /** Probes while `attack` runs; its answer is the attack's outcome. */
+  async during<T>(attack: () => Promise<T>): Promise<{ result: T; probed: Probed; seconds: number }> {
+    this.child.send('start');
+    const started = performance.now();
+    const settled = await attack().then(
+      (value) => ({ value }),
+      (error: unknown) => ({ error }),
+    );
+    const seconds = (performance.now() - started) / 1000;
+    const probed = await new Promise<Probed>((resolve) => {
+      this.pending = resolve;
+      this.child.send('stop');
+    });
+    if ('error' in settled) throw settled.error;
+    return { result: settled.value, probed, seconds };
+  }
+
+  close(): void {
+    if (this.child.connected) this.child.send('exit');
+    this.child.kill();
+  }
+}
+
+const itemId = (n: number) => Buffer.from(`Item:${n}`).toString('base64');
+const int = (n: number) => n.toLocaleString('en-US');
+
+type Body = { data?: unknown; errors?: { message: string; extensions?: Record<string, unknown> }[] };
+
+/** The error codes a WebSocket operation was answered or ended with. */
+function codesOf(collected: Collected<unknown>): string[] {
+  const ended = Array.isArray(collected.error) ? (collected.error as { extensions?: Record<string, unknown> }[]) : [];
+  return [...collected.results.flatMap((result) => result.errors ?? []), ...ended].map((error) => String(error.extensions?.code));
+}
+
+/** `codes` counted, e.g. "5 INVALID_ARGUMENT". */
+function tally(codes: string[]): string {
+  const counts = new Map<string, number>();
+  for (const code of codes) counts.set(code, (counts.get(code) ?? 0) + 1);
+  return [...counts]
+    .sort((a, b) => b[1] - a[1])
+    .map(([code, count]) => `${int(count)} ${code}`)
+    .join(', ');
+}
+
+function httpCodes(status: number, body: string): string {
+  try {
+    const parsed = JSON.parse(body) as Body;
+    const code = parsed.errors?.[0]?.extensions?.code;
+    if (code !== undefined) return String(code);
+    return parsed.errors ? `HTTP ${status} error` : `HTTP ${status} ok`;
+  } catch {
+    return `HTTP ${status}`;
+  }
+}
+
+interface Attack {
+  name: string;
+  run(): Promise<{ outcome: string; ok: boolean }>;
+}
+
+function attacks(port: number, options: AttackOptions, events: number, viewers: BenchKey[]): Attack[] {
+  const url = `http://127.0.0.1:${port}`;
+  const viewer = (index: number) => viewers[index] as BenchKey;
+  const params = (key: BenchKey) => ({ authorization: key.authorization });
+  const nodesQuery = 'query ($ids: [ID!]!) { nodes(ids: $ids) { __typename } }';
+  const ids = () => Array.from({ length: 100_000 }, (_, n) => itemId(n + 1));
+
+  /** `count` requests at once over `sockets` kept-alive connections; the codes they were answered with. */
+  async function overHttp(key: BenchKey, bodies: string[], sockets: number): Promise<string[]> {
+    const client = graphqlClient(port, sockets);
+    try {
+      const codes: string[] = [];
+      let next = 0;
+      await Promise.all(
+        Array.from({ length: sockets }, async () => {
+          for (let index = next++; index < bodies.length; index = next++) {
+            try {
+              const reply = await client.post(bodies[index] as string, { authorization: key.authorization });
+              codes.push(httpCodes(reply.status, reply.body));
+            } catch (error) {
+              codes.push(`failed: ${error instanceof Error ? error.message : String(error)}`);
+            }
+          }
+        }),
+      );
+      return codes;
+    } finally {
+      client.close();
+    }
+  }
+
+  return [
+    {
+      name: 'idle (nothing else running)',
+      async run() {
+        await sleep(options.idleMs);
+        return { outcome: '—', ok: true };
+      },
+    },
+    {
+      name: '5 × nodes(ids:) with 100,000 ids, one WebSocket, sent at once',
+      async run() {
+        const ws = await connectWs(url, params(viewer(0)));
+        try {
+          const huge = ids();
+          const sent = Array.from({ length: 5 }, () => ws.subscribe(nodesQuery, { ids: huge }));
+          await Promise.all(sent.map((one) => one.ended));
+          const codes = sent.flatMap(codesOf);
+          return { outcome: `refused: ${tally(codes)}`, ok: codes.length === 5 && codes.every((code) => code === 'INVALID_ARGUMENT') };
+        } finally {
+          await ws.close();
+        }
+      },
+    },
+    {
+      name: '5 × nodes(ids:) with 100,000 ids over HTTP, concurrently',
+      async run() {
+        const body = gqlBody(nodesQuery, { ids: ids() });
+        const codes = await overHttp(
+          viewer(0),
+          Array.from({ length: 5 }, () => body),
+          5,
+        );
+        return { outcome: `refused: ${tally(codes)}`, ok: codes.every((code) => code === 'INVALID_ARGUMENT') };
+      },
+    },
+    {
+      name: '5 × events(filter: { types }) with 100,000 types over HTTP, concurrently',
+      async run() {
+        const body = gqlBody('query ($types: [EventType!]) { events(filter: { types: $types }) { edges { cursor } } }', {
+          types: Array.from({ length: 100_000 }, () => 'ITEM_ADDED'),
+        });
+        const codes = await overHttp(
+          viewer(0),
+          Array.from({ length: 5 }, () => body),
+          5,
+        );
+        return { outcome: `refused: ${tally(codes)}`, ok: codes.every((code) => code === 'INVALID_ARGUMENT') };
+      },
+    },
+    {
+      name: '5,000 queueEvents subscriptions on one WebSocket',
+      async run() {
+        const ws = await connectWs(url, params(viewer(1)));
+        try {
+          const streams = Array.from({ length: 5_000 }, () => ws.subscribe('subscription { queueEvents { sequence } }'));
+          // graphql-ws handles a socket's messages in order: once this query is answered, every subscribe has been.
+          await ws.execute('{ serverTime }');
+          await waitFor(() => streams.filter((stream) => codesOf(stream).length > 0).length >= 4_900, 30_000).catch(() => undefined);
+          const refused = streams.flatMap(codesOf);
+          const running = streams.filter((stream) => codesOf(stream).length === 0 && !stream.completed).length;
+          return {
+            outcome: `${int(running)} running, refused: ${tally(refused)}`,
+            ok: running === 100 && refused.length === 4_900 && refused.every((code) => code === 'SUBSCRIPTION_LIMIT_REACHED'),
+          };
+        } finally {
+          await ws.close();
+        }
+      },
+    },
+    {
+      name: `20 × queueEvents(after: 0) on one WebSocket, replaying ${int(events)} events each`,
+      async run() {
+        const ws = await connectWs(url, params(viewer(2)));
+        try {
+          const replays = Array.from({ length: 20 }, () =>
+            ws.subscribe<{ queueEvents: { sequence: number } }>('subscription { queueEvents(after: 0) { sequence } }'),
+          );
+          const caughtUp = () => replays.every((replay) => replay.data.length >= events || codesOf(replay).length > 0 || replay.completed);
+          await waitFor(caughtUp, 120_000).catch(() => undefined);
+          const delivered = replays.reduce((sum, replay) => sum + replay.data.length, 0);
+          const codes = replays.flatMap(codesOf);
+          const complete = replays.filter((replay) => replay.data.length >= events).length;
+          return {
+            outcome: `${complete}/20 caught up, ${int(delivered)} events delivered${codes.length > 0 ? `; ${tally(codes)}` : ''}`,
+            ok: complete === 20 && codes.length === 0,
+          };
+        } finally {
+          await ws.close();
+        }
+      },
+    },
+    {
+      name: `refusal flood: ${int(options.floodRequests)} × addItem by a VIEWER over HTTP, 32 at a time`,
+      async run() {
+        const body = gqlBody(
+          'mutation { addItem(input: { batchId: "b", recordId: "r", proposedCategory: "c", reason: "why" }) { __typename } }',
+        );
+        const codes = await overHttp(
+          viewer(3),
+          Array.from({ length: options.floodRequests }, () => body),
+          32,
+        );
+        return {
+          outcome: `refused: ${tally(codes)}`,
+          ok: codes.length === options.floodRequests && codes.every((code) => code === 'FORBIDDEN' || code === 'RATE_LIMITED'),
+        };
+      },
+    },
+    {
+      name: `${options.slowConnections} slow bodies (headers, then 1 body byte a second) held ${options.slowMs / 1000} s`,
+      async run() {
+        const sockets = await Promise.all(
+          Array.from(
+            { length: options.slowConnections },
+            () =>
+              new Promise<{ socket: net.Socket; closed: () => boolean; received: () => string }>((resolve, reject) => {
+                const socket = net.connect({ host: '127.0.0.1', port });
+                let received = '';
+                let closed = false;
+                socket.setEncoding('utf8').on('data', (chunk: string) => {
+                  received += chunk;
+                });
+                socket.on('error', () => undefined);
+                socket.once('close', () => {
+                  closed = true;
+                });
+                socket.once('connect', () => {
+                  socket.write(
+                    `POST /graphql HTTP/1.1\r\nHost: leasehold\r\nContent-Type: application/json\r\nContent-Length: 1000\r\nAuthorization: ${viewer(4).authorization}\r\n\r\n{"query":"`,
+                  );
+                  resolve({ socket, closed: () => closed, received: () => received });
+                });
+                socket.once('error', reject);
+              }),
+          ),
+        );
+        const deadline = performance.now() + options.slowMs;
+        while (performance.now() < deadline) {
+          await sleep(1_000);
+          for (const one of sockets) if (!one.closed()) one.socket.write('a');
+        }
+        const cut = sockets.filter((one) => one.closed()).length;
+        const answered = tally(sockets.map((one) => one.received().split('\r\n')[0] ?? '').filter((line) => line !== ''));
+        for (const one of sockets) one.socket.destroy();
+        return {
+          outcome: `${int(sockets.length - cut)} still open at the end, ${cut} closed by the server${answered ? ` (${answered})` : ''}`,
+          ok: true,
+        };
+      },
+    },
+  ];
+}
+
+/** Seeds a file, starts one server with the default limits, and runs every attack under the /health probe. */
+export async function runAttacks(
+  tmp: string,
+  synchronous: 'NORMAL' | 'FULL',
+  options: AttackOptions,
+  log: (message: string) => void,
+): Promise<AttackReport> {
+  log(`\n[/health under attack] ${int(options.items)} pending items; server with the default rate and subscription limits`);
+  const file = path.join(tmp, 'attacks.db');
+  const viewerNames = ['atk-viewer-nodes', 'atk-viewer-subscriptions', 'atk-viewer-replays', 'atk-viewer-flood', 'atk-viewer-slow'];
+  const keys = await makeKeys(file, [
+    { name: 'atk-admin', roles: ['ADMIN'] },
+    { name: 'atk-proposer', roles: ['PROPOSER'] },
+    ...viewerNames.map((name) => ({ name, roles: ['VIEWER' as const] })),
+  ]);
+  const viewers = keysNamed(keys, viewerNames);
+  const seedSeconds = seedPendingItems(file, {
+    items: options.items,
+    category: 'c',
+    admin: 'atk-admin',
+    proposer: 'atk-proposer',
+    prefix: 'atk',
+  });
+  const db = new Database(file, { readonly: true });
+  const events = Number(db.prepare('SELECT COUNT(*) FROM "Event"').pluck().get());
+  db.close();
+  log(`  seeded in ${seedSeconds.toFixed(1)} s (${int(events)} events in the history)`);
+
+  // The service's own policy: RATE_LIMIT_PER_SECOND, MAX_CONNECTIONS_PER_ADDRESS, … at their defaults (see SERVER_POLICY).
+  const server: RunningServer = await startServer({
+    databaseFile: file,
+    synchronous,
+    env: { RATE_LIMIT_PER_SECOND: undefined, MAX_CONNECTIONS_PER_ADDRESS: undefined },
+  });
+  log(`  server on 127.0.0.1:${server.port}`);
+  const prober = new Prober(server.port);
+  const rows: AttackRow[] = [];
+  let healthAfter = 0;
+  let serverExit: number | null = null;
+  try {
+    await prober.ready;
+    for (const attack of attacks(server.port, options, events, viewers)) {
+      const { result, probed, seconds } = await prober.during(() => attack.run());
+      const row: AttackRow = {
+        attack: attack.name,
+        health: spread(probed.samples),
+        healthFailures: probed.failures,
+        seconds,
+        ...result,
+      };
+      rows.push(row);
+      log(
+        `  ${row.attack}: /health p50 ${row.health.p50.toFixed(1)} / p99 ${row.health.p99.toFixed(1)} / max ${row.health.max.toFixed(1)} ms over ${row.health.count} (${row.healthFailures} failed); ${seconds.toFixed(1)} s; ${row.outcome}${row.ok ? '' : ' (NOT AS EXPECTED)'}`,
+      );
+      // Let the server finish closing what the attack left (sockets, subscriptions) before the next one is measured.
+      await sleep(500);
+    }
+    const response = await fetch(`http://127.0.0.1:${server.port}/health`);
+    healthAfter = response.status;
+    await response.arrayBuffer();
+  } finally {
+    prober.close();
+    serverExit = await server.stop();
+  }
+  return { items: options.items, events, rows, healthAfter, serverLogLines: [...server.logs], serverExit };
+}
+
+const ms = (value: number) => (Number.isNaN(value) ? '—' : value.toFixed(1));
+
+/** The section as markdown: the command, the machine, the table. */
+export function attacksMarkdown(report: AttackReport, command: string, machine: Machine, date: string): string[] {
+  const where = `${machine.nproc} CPUs (nproc), ${machine.cpuModel}, ${machine.ramGiB} GiB RAM, Node ${machine.node}, SQLite ${machine.sqlite}, temp files on ${machine.tmpFilesystem}, load average ${machine.loadAverage}`;
+  return [
+    '## /health under attack',
+    '',
+    `\`${command}\`, ${date}; ${where}.`,
+    '',
+    `One server process (\`node dist/main.js\`, SQLite, ${int(report.items)} pending items, ${int(report.events)} events in the history) with the default limits (rate limit, connections per address, subscriptions per connection and principal). /health is probed back to back (${PROBE_GAP_MS} ms after each answer, one kept-alive connection) from a node process of its own; each attack is sent by a VIEWER from the bench process, one after another, each with its own sample. Target: /health under ${HEALTH_TARGET_MS} ms throughout.`,
+    '',
+    '| attack | /health p50 | p99 | max | samples | attack took | what the attack got |',
+    '| --- | ---: | ---: | ---: | ---: | ---: | --- |',
+    ...report.rows.map((row) => {
+      const over = row.health.max >= HEALTH_TARGET_MS ? ' ⚠' : '';
+      const failed = row.healthFailures > 0 ? ` (${row.healthFailures} failed)` : '';
+      return `| ${row.attack} | ${ms(row.health.p50)} ms | ${ms(row.health.p99)} ms | ${ms(row.health.max)} ms${over} | ${row.health.count}${failed} | ${row.seconds.toFixed(1)} s | ${row.outcome}${row.ok ? '' : ' (not as expected)'} |`;
+    }),
+    '',
+    `⚠: a /health answer took ${HEALTH_TARGET_MS} ms or more. After the attacks /health answered ${report.healthAfter}; the server exited ${report.serverExit} and wrote ${report.serverLogLines.length} warning/error line(s).`,
+  ];
+}
+
+/** Whether the part went as it should: every attack answered as the limits say, and the server well afterwards. */
+export function attacksFailed(report: AttackReport): boolean {
+  return report.rows.some((row) => !row.ok || row.healthFailures > 0) || report.healthAfter !== 200 || report.serverExit !== 0;
+}
