@@ -5,11 +5,14 @@
 // messages, parsing replayed frames) cannot delay the probe: the two loops share no thread.
 import { type ChildProcess, spawn } from 'node:child_process';
 import net from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import Database from 'better-sqlite3';
+import WebSocket from 'ws';
 import { seedPendingItems } from '../test/support/seed-file.js';
 import { type Collected, connectWs, waitFor } from '../test/support/ws.js';
+import { processCpuMs } from './fanout.js';
 import { gqlBody, graphqlClient } from './http.js';
 import { type BenchKey, keysNamed, makeKeys } from './keys.js';
 import type { Machine } from './machine.js';
@@ -44,6 +47,8 @@ export interface AttackRow {
   /** /health answers other than 200, and probes that failed outright. */
   healthFailures: number;
   seconds: number;
+  /** Server CPU time over the window ÷ its length (1 = one core busy throughout). */
+  serverCpu: number;
   outcome: string;
   /** The attack was answered as the limits say it should be. */
   ok: boolean;
@@ -57,6 +62,8 @@ export interface AttackReport {
   healthAfter: number;
   serverLogLines: string[];
   serverExit: number | null;
+  /** The 1-minute load average once the attacks are over (others' work on the machine shows here). */
+  loadAfter: string;
 }
 
 /**
@@ -193,7 +200,53 @@ function httpCodes(status: number, body: string): string {
 
 interface Attack {
   name: string;
+  /** Work done before the window is measured: building the requests, connecting. */
+  prepare?(): Promise<void>;
   run(): Promise<{ outcome: string; ok: boolean }>;
+}
+
+/** Rounds of each list attack (each round: its 5 requests at once, answered before the next), for a sample worth a p99. */
+const LIST_ROUNDS = 10;
+
+/** A graphql-transport-ws connection spoken by hand, so requests can be serialised before the window. */
+async function rawWs(port: number, key: BenchKey): Promise<WebSocket> {
+  const socket = new WebSocket(`ws://127.0.0.1:${port}/graphql`, 'graphql-transport-ws');
+  await new Promise<void>((resolve, reject) => {
+    socket.once('error', reject);
+    socket.once('open', () => socket.send(JSON.stringify({ type: 'connection_init', payload: { authorization: key.authorization } })));
+    socket.once('message', (data) => {
+      const message = JSON.parse(String(data)) as { type: string };
+      if (message.type === 'connection_ack') resolve();
+      else reject(new Error(`expected connection_ack, got ${String(data).slice(0, 200)}`));
+    });
+  });
+  return socket;
+}
+
+/** Sends `messages` (subscribe messages with ids `ids`) at once and resolves with each operation's first error code ('none' if it had none). */
+function sendAll(socket: WebSocket, messages: string[], ids: string[]): Promise<string[]> {
+  return new Promise((resolve) => {
+    const codes = new Map<string, string>();
+    const done = new Set<string>();
+    const onMessage = (data: WebSocket.RawData) => {
+      const message = JSON.parse(String(data)) as {
+        id?: string;
+        type: string;
+        payload?: { errors?: Body['errors'] } | NonNullable<Body['errors']>;
+      };
+      if (message.id === undefined || !ids.includes(message.id)) return;
+      const errors = Array.isArray(message.payload) ? message.payload : (message.payload?.errors ?? []);
+      const code = errors[0]?.extensions?.code;
+      if (code !== undefined && !codes.has(message.id)) codes.set(message.id, String(code));
+      if (message.type === 'complete' || message.type === 'error') done.add(message.id);
+      if (done.size === ids.length) {
+        socket.off('message', onMessage);
+        resolve(ids.map((id) => codes.get(id) ?? 'none'));
+      }
+    };
+    socket.on('message', onMessage);
+    for (const message of messages) socket.send(message);
+  });
 }
 
 function attacks(port: number, options: AttackOptions, events: number, viewers: BenchKey[]): Attack[] {
@@ -227,6 +280,30 @@ function attacks(port: number, options: AttackOptions, events: number, viewers: 
     }
   }
 
+  /** LIST_ROUNDS rounds of 5 × `body` (built before the window) over HTTP at once, each round answered before the next. */
+  function listOverHttp(name: string, build: () => string): Attack {
+    let body = '';
+    return {
+      name,
+      async prepare() {
+        body = build();
+      },
+      async run() {
+        const codes: string[] = [];
+        for (let round = 0; round < LIST_ROUNDS; round++)
+          codes.push(
+            ...(await overHttp(
+              viewer(0),
+              Array.from({ length: 5 }, () => body),
+              5,
+            )),
+          );
+        body = '';
+        return { outcome: `refused: ${tally(codes)}`, ok: codes.every((code) => code === 'INVALID_ARGUMENT') };
+      },
+    };
+  }
+
   return [
     {
       name: 'idle (nothing else running)',
@@ -235,47 +312,45 @@ function attacks(port: number, options: AttackOptions, events: number, viewers: 
         return { outcome: '—', ok: true };
       },
     },
-    {
-      name: '5 × nodes(ids:) with 100,000 ids, one WebSocket, sent at once',
-      async run() {
-        const ws = await connectWs(url, params(viewer(0)));
-        try {
-          const huge = ids();
-          const sent = Array.from({ length: 5 }, () => ws.subscribe(nodesQuery, { ids: huge }));
-          await Promise.all(sent.map((one) => one.ended));
-          const codes = sent.flatMap(codesOf);
-          return { outcome: `refused: ${tally(codes)}`, ok: codes.length === 5 && codes.every((code) => code === 'INVALID_ARGUMENT') };
-        } finally {
-          await ws.close();
-        }
-      },
-    },
-    {
-      name: '5 × nodes(ids:) with 100,000 ids over HTTP, concurrently',
-      async run() {
-        const body = gqlBody(nodesQuery, { ids: ids() });
-        const codes = await overHttp(
-          viewer(0),
-          Array.from({ length: 5 }, () => body),
-          5,
-        );
-        return { outcome: `refused: ${tally(codes)}`, ok: codes.every((code) => code === 'INVALID_ARGUMENT') };
-      },
-    },
-    {
-      name: '5 × events(filter: { types }) with 100,000 types over HTTP, concurrently',
-      async run() {
-        const body = gqlBody('query ($types: [EventType!]) { events(filter: { types: $types }) { edges { cursor } } }', {
-          types: Array.from({ length: 100_000 }, () => 'ITEM_ADDED'),
-        });
-        const codes = await overHttp(
-          viewer(0),
-          Array.from({ length: 5 }, () => body),
-          5,
-        );
-        return { outcome: `refused: ${tally(codes)}`, ok: codes.every((code) => code === 'INVALID_ARGUMENT') };
-      },
-    },
+    (() => {
+      let socket: WebSocket | null = null;
+      let rounds: { messages: string[]; ids: string[] }[] = [];
+      return {
+        name: `${LIST_ROUNDS} rounds of 5 × nodes(ids:) with 100,000 ids, sent at once on one WebSocket`,
+        async prepare() {
+          socket = await rawWs(port, viewer(0));
+          const variables = JSON.stringify({ ids: ids() });
+          rounds = Array.from({ length: LIST_ROUNDS }, (_, round) => {
+            const roundIds = Array.from({ length: 5 }, (_, n) => String(round * 5 + n + 1));
+            return {
+              ids: roundIds,
+              messages: roundIds.map(
+                (id) => `{"id":"${id}","type":"subscribe","payload":{"query":${JSON.stringify(nodesQuery)},"variables":${variables}}}`,
+              ),
+            };
+          });
+        },
+        async run() {
+          const open = socket as WebSocket;
+          try {
+            const codes: string[] = [];
+            for (const round of rounds) codes.push(...(await sendAll(open, round.messages, round.ids)));
+            return { outcome: `refused: ${tally(codes)}`, ok: codes.every((code) => code === 'INVALID_ARGUMENT') };
+          } finally {
+            open.close();
+            rounds = [];
+          }
+        },
+      };
+    })(),
+    listOverHttp(`${LIST_ROUNDS} rounds of 5 × nodes(ids:) with 100,000 ids over HTTP, concurrently`, () =>
+      gqlBody(nodesQuery, { ids: ids() }),
+    ),
+    listOverHttp(`${LIST_ROUNDS} rounds of 5 × events(filter: { types }) with 100,000 types over HTTP, concurrently`, () =>
+      gqlBody('query ($types: [EventType!]) { events(filter: { types: $types }) { edges { cursor } } }', {
+        types: Array.from({ length: 100_000 }, () => 'ITEM_ADDED'),
+      }),
+    ),
     {
       name: '5,000 queueEvents subscriptions on one WebSocket',
       async run() {
@@ -422,17 +497,20 @@ export async function runAttacks(
   try {
     await prober.ready;
     for (const attack of attacks(server.port, options, events, viewers)) {
+      await attack.prepare?.();
+      const cpuBefore = processCpuMs(server.pid);
       const { result, probed, seconds } = await prober.during(() => attack.run());
       const row: AttackRow = {
         attack: attack.name,
         health: spread(probed.samples),
         healthFailures: probed.failures,
         seconds,
+        serverCpu: (processCpuMs(server.pid) - cpuBefore) / 1000 / seconds,
         ...result,
       };
       rows.push(row);
       log(
-        `  ${row.attack}: /health p50 ${row.health.p50.toFixed(1)} / p99 ${row.health.p99.toFixed(1)} / max ${row.health.max.toFixed(1)} ms over ${row.health.count} (${row.healthFailures} failed); ${seconds.toFixed(1)} s; ${row.outcome}${row.ok ? '' : ' (NOT AS EXPECTED)'}`,
+        `  ${row.attack}: /health p50 ${row.health.p50.toFixed(1)} / p99 ${row.health.p99.toFixed(1)} / max ${row.health.max.toFixed(1)} ms over ${row.health.count} (${row.healthFailures} failed); ${seconds.toFixed(1)} s, server CPU ${percent(row.serverCpu)}; ${row.outcome}${row.ok ? '' : ' (NOT AS EXPECTED)'}`,
       );
       // Let the server finish closing what the attack left (sockets, subscriptions) before the next one is measured.
       await sleep(500);
@@ -444,9 +522,18 @@ export async function runAttacks(
     prober.close();
     serverExit = await server.stop();
   }
-  return { items: options.items, events, rows, healthAfter, serverLogLines: [...server.logs], serverExit };
+  return {
+    items: options.items,
+    events,
+    rows,
+    healthAfter,
+    serverLogLines: [...server.logs],
+    serverExit,
+    loadAfter: (os.loadavg()[0] ?? 0).toFixed(2),
+  };
 }
 
+const percent = (share: number) => (Number.isNaN(share) ? '—' : `${Math.round(share * 100)} %`);
 const ms = (value: number) => (Number.isNaN(value) ? '—' : value.toFixed(1));
 
 /** The section as markdown: the command, the machine, the table. */
@@ -459,15 +546,15 @@ export function attacksMarkdown(report: AttackReport, command: string, machine: 
     '',
     `One server process (\`node dist/main.js\`, SQLite, ${int(report.items)} pending items, ${int(report.events)} events in the history) with the default limits (rate limit, connections per address, subscriptions per connection and principal). /health is probed back to back (${PROBE_GAP_MS} ms after each answer, one kept-alive connection) from a node process of its own; each attack is sent by a VIEWER from the bench process, one after another, each with its own sample. Target: /health under ${HEALTH_TARGET_MS} ms throughout.`,
     '',
-    '| attack | /health p50 | p99 | max | samples | attack took | what the attack got |',
-    '| --- | ---: | ---: | ---: | ---: | ---: | --- |',
+    '| attack | /health p50 | p99 | max | samples | attack took | server CPU | what the attack got |',
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |',
     ...report.rows.map((row) => {
       const over = row.health.max >= HEALTH_TARGET_MS ? ' ⚠' : '';
       const failed = row.healthFailures > 0 ? ` (${row.healthFailures} failed)` : '';
-      return `| ${row.attack} | ${ms(row.health.p50)} ms | ${ms(row.health.p99)} ms | ${ms(row.health.max)} ms${over} | ${row.health.count}${failed} | ${row.seconds.toFixed(1)} s | ${row.outcome}${row.ok ? '' : ' (not as expected)'} |`;
+      return `| ${row.attack} | ${ms(row.health.p50)} ms | ${ms(row.health.p99)} ms | ${ms(row.health.max)} ms${over} | ${row.health.count}${failed} | ${row.seconds.toFixed(1)} s | ${percent(row.serverCpu)} | ${row.outcome}${row.ok ? '' : ' (not as expected)'} |`;
     }),
     '',
-    `⚠: a /health answer took ${HEALTH_TARGET_MS} ms or more. After the attacks /health answered ${report.healthAfter}; the server exited ${report.serverExit} and wrote ${report.serverLogLines.length} warning/error line(s).`,
+    `⚠: a /health answer took ${HEALTH_TARGET_MS} ms or more. Server CPU: the server process's CPU time over the window ÷ the window (100 % = one core). The list attacks' requests are serialised before their window; the bench, the prober and the server share the machine's ${machine.nproc} CPUs (1-minute load average ${report.loadAfter} after the attacks). After the attacks /health answered ${report.healthAfter}; the server exited ${report.serverExit} and wrote ${report.serverLogLines.length} warning/error line(s).`,
   ];
 }
 
