@@ -12,7 +12,7 @@ import Database from 'better-sqlite3';
 import WebSocket from 'ws';
 import { seedPendingItems } from '../test/support/seed-file.js';
 import { type Collected, connectWs, waitFor } from '../test/support/ws.js';
-import { processCpuMs } from './fanout.js';
+import { machineBusyMs, processCpuMs } from './fanout.js';
 import { gqlBody, graphqlClient } from './http.js';
 import { type BenchKey, keysNamed, makeKeys } from './keys.js';
 import type { Machine } from './machine.js';
@@ -49,6 +49,8 @@ export interface AttackRow {
   seconds: number;
   /** Server CPU time over the window ÷ its length (1 = one core busy throughout). */
   serverCpu: number;
+  /** Every CPU's busy time over the window ÷ its length (the bench, the prober and whatever else runs on the machine too). */
+  machineCpu: number;
   outcome: string;
   /** The attack was answered as the limits say it should be. */
   ok: boolean;
@@ -499,6 +501,7 @@ export async function runAttacks(
     for (const attack of attacks(server.port, options, events, viewers)) {
       await attack.prepare?.();
       const cpuBefore = processCpuMs(server.pid);
+      const busyBefore = machineBusyMs();
       const { result, probed, seconds } = await prober.during(() => attack.run());
       const row: AttackRow = {
         attack: attack.name,
@@ -506,11 +509,12 @@ export async function runAttacks(
         healthFailures: probed.failures,
         seconds,
         serverCpu: (processCpuMs(server.pid) - cpuBefore) / 1000 / seconds,
+        machineCpu: (machineBusyMs() - busyBefore) / 1000 / seconds,
         ...result,
       };
       rows.push(row);
       log(
-        `  ${row.attack}: /health p50 ${row.health.p50.toFixed(1)} / p99 ${row.health.p99.toFixed(1)} / max ${row.health.max.toFixed(1)} ms over ${row.health.count} (${row.healthFailures} failed); ${seconds.toFixed(1)} s, server CPU ${percent(row.serverCpu)}; ${row.outcome}${row.ok ? '' : ' (NOT AS EXPECTED)'}`,
+        `  ${row.attack}: /health p50 ${row.health.p50.toFixed(1)} / p99 ${row.health.p99.toFixed(1)} / max ${row.health.max.toFixed(1)} ms over ${row.health.count} (${row.healthFailures} failed); ${seconds.toFixed(1)} s, server CPU ${percent(row.serverCpu)} of ${percent(row.machineCpu)} busy; ${row.outcome}${row.ok ? '' : ' (NOT AS EXPECTED)'}`,
       );
       // Let the server finish closing what the attack left (sockets, subscriptions) before the next one is measured.
       await sleep(500);
@@ -546,15 +550,15 @@ export function attacksMarkdown(report: AttackReport, command: string, machine: 
     '',
     `One server process (\`node dist/main.js\`, SQLite, ${int(report.items)} pending items, ${int(report.events)} events in the history) with the default limits (rate limit, connections per address, subscriptions per connection and principal). /health is probed back to back (${PROBE_GAP_MS} ms after each answer, one kept-alive connection) from a node process of its own; each attack is sent by a VIEWER from the bench process, one after another, each with its own sample. Target: /health under ${HEALTH_TARGET_MS} ms throughout.`,
     '',
-    '| attack | /health p50 | p99 | max | samples | attack took | server CPU | what the attack got |',
-    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |',
+    '| attack | /health p50 | p99 | max | samples | attack took | server CPU | all CPUs busy | what the attack got |',
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |',
     ...report.rows.map((row) => {
       const over = row.health.max >= HEALTH_TARGET_MS ? ' ⚠' : '';
       const failed = row.healthFailures > 0 ? ` (${row.healthFailures} failed)` : '';
-      return `| ${row.attack} | ${ms(row.health.p50)} ms | ${ms(row.health.p99)} ms | ${ms(row.health.max)} ms${over} | ${row.health.count}${failed} | ${row.seconds.toFixed(1)} s | ${percent(row.serverCpu)} | ${row.outcome}${row.ok ? '' : ' (not as expected)'} |`;
+      return `| ${row.attack} | ${ms(row.health.p50)} ms | ${ms(row.health.p99)} ms | ${ms(row.health.max)} ms${over} | ${row.health.count}${failed} | ${row.seconds.toFixed(1)} s | ${percent(row.serverCpu)} | ${percent(row.machineCpu)} | ${row.outcome}${row.ok ? '' : ' (not as expected)'} |`;
     }),
     '',
-    `⚠: a /health answer took ${HEALTH_TARGET_MS} ms or more. Server CPU: the server process's CPU time over the window ÷ the window (100 % = one core). The list attacks' requests are serialised before their window; the bench, the prober and the server share the machine's ${machine.nproc} CPUs (1-minute load average ${report.loadAfter} after the attacks). After the attacks /health answered ${report.healthAfter}; the server exited ${report.serverExit} and wrote ${report.serverLogLines.length} warning/error line(s).`,
+    `⚠: a /health answer took ${HEALTH_TARGET_MS} ms or more. Server CPU: the server process's CPU time over the window ÷ the window (100 % = one core); all CPUs busy: the machine's busy time over the window, out of ${machine.nproc * 100} %. The list attacks' requests are serialised before their window; the bench, the prober and the server share the machine's ${machine.nproc} CPUs (1-minute load average ${report.loadAfter} after the attacks). After the attacks /health answered ${report.healthAfter}; the server exited ${report.serverExit} and wrote ${report.serverLogLines.length} warning/error line(s).`,
   ];
 }
 
