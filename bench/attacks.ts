@@ -15,6 +15,7 @@ import { type Collected, connectWs, waitFor } from '../test/support/ws.js';
 import { machineBusyMs, processCpuMs } from './fanout.js';
 import { gqlBody, graphqlClient } from './http.js';
 import { type BenchKey, keysNamed, makeKeys } from './keys.js';
+import { type LoopDelay, LoopDelayProbe } from './live-scale-loop.js';
 import type { Machine } from './machine.js';
 import { type RunningServer, startServer } from './server.js';
 import { type Spread, spread } from './stats.js';
@@ -51,6 +52,8 @@ export interface AttackRow {
   serverCpu: number;
   /** Every CPU's busy time over the window ÷ its length (the bench, the prober and whatever else runs on the machine too). */
   machineCpu: number;
+  /** The server's own event-loop delay over the window (its /metrics histogram). */
+  loop: LoopDelay;
   outcome: string;
   /** The attack was answered as the limits say it should be. */
   ok: boolean;
@@ -124,7 +127,7 @@ interface Probed {
 
 class Prober {
   private readonly child: ChildProcess;
-  private pending: ((probed: Probed) => void) | null = null;
+  private pending: { resolve(probed: Probed): void; reject(error: Error): void } | null = null;
   readonly ready: Promise<void>;
 
   constructor(port: number) {
@@ -133,13 +136,18 @@ class Prober {
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
     this.ready = new Promise((resolve, reject) => {
-      this.child.once('exit', (code) => reject(new Error(`the /health prober exited (${code})`)));
+      this.child.once('exit', (code) => {
+        const exited = new Error(`the /health prober exited (${code})`);
+        reject(exited);
+        this.pending?.reject(exited);
+        this.pending = null;
+      });
       this.child.on('message', (message: unknown) => {
         if (message === 'ready') resolve();
         else if (this.pending && typeof message === 'object' && message !== null) {
-          const resolvePending = this.pending;
+          const { resolve: answer } = this.pending;
           this.pending = null;
-          resolvePending(message as Probed);
+          answer(message as Probed);
         }
       });
     });
@@ -154,8 +162,8 @@ class Prober {
       (error: unknown) => ({ error }),
     );
     const seconds = (performance.now() - started) / 1000;
-    const probed = await new Promise<Probed>((resolve) => {
-      this.pending = resolve;
+    const probed = await new Promise<Probed>((resolve, reject) => {
+      this.pending = { resolve, reject };
       this.child.send('stop');
     });
     if ('error' in settled) throw settled.error;
@@ -473,6 +481,7 @@ export async function runAttacks(
     ...viewerNames.map((name) => ({ name, roles: ['VIEWER' as const] })),
   ]);
   const viewers = keysNamed(keys, viewerNames);
+  const [admin] = keysNamed(keys, ['atk-admin']) as [BenchKey];
   const seedSeconds = seedPendingItems(file, {
     items: options.items,
     category: 'c',
@@ -500,6 +509,8 @@ export async function runAttacks(
     await prober.ready;
     for (const attack of attacks(server.port, options, events, viewers)) {
       await attack.prepare?.();
+      const loop = new LoopDelayProbe(server.port, admin);
+      await loop.start();
       const cpuBefore = processCpuMs(server.pid);
       const busyBefore = machineBusyMs();
       const { result, probed, seconds } = await prober.during(() => attack.run());
@@ -510,11 +521,12 @@ export async function runAttacks(
         seconds,
         serverCpu: (processCpuMs(server.pid) - cpuBefore) / 1000 / seconds,
         machineCpu: (machineBusyMs() - busyBefore) / 1000 / seconds,
+        loop: await loop.stop(),
         ...result,
       };
       rows.push(row);
       log(
-        `  ${row.attack}: /health p50 ${row.health.p50.toFixed(1)} / p99 ${row.health.p99.toFixed(1)} / max ${row.health.max.toFixed(1)} ms over ${row.health.count} (${row.healthFailures} failed); ${seconds.toFixed(1)} s, server CPU ${percent(row.serverCpu)} of ${percent(row.machineCpu)} busy; ${row.outcome}${row.ok ? '' : ' (NOT AS EXPECTED)'}`,
+        `  ${row.attack}: /health p50 ${row.health.p50.toFixed(1)} / p99 ${row.health.p99.toFixed(1)} / max ${row.health.max.toFixed(1)} ms over ${row.health.count} (${row.healthFailures} failed); ${seconds.toFixed(1)} s, server CPU ${percent(row.serverCpu)} of ${percent(row.machineCpu)} busy, server loop delay p99 ${loopDelay(row.loop)}; ${row.outcome}${row.ok ? '' : ' (NOT AS EXPECTED)'}`,
       );
       // Let the server finish closing what the attack left (sockets, subscriptions) before the next one is measured.
       await sleep(500);
@@ -538,6 +550,11 @@ export async function runAttacks(
 }
 
 const percent = (share: number) => (Number.isNaN(share) ? '—' : `${Math.round(share * 100)} %`);
+/** The p99 with the bounds of its histogram bucket, e.g. "12.0 ms (10–20)". */
+function loopDelay(loop: LoopDelay): string {
+  if (Number.isNaN(loop.p99)) return '—';
+  return loop.bucket ? `${loop.p99.toFixed(1)} ms (${loop.bucket[0]}–${loop.bucket[1]})` : `${loop.p99.toFixed(1)} ms`;
+}
 const ms = (value: number) => (Number.isNaN(value) ? '—' : value.toFixed(1));
 
 /** The section as markdown: the command, the machine, the table. */
@@ -550,15 +567,15 @@ export function attacksMarkdown(report: AttackReport, command: string, machine: 
     '',
     `One server process (\`node dist/main.js\`, SQLite, ${int(report.items)} pending items, ${int(report.events)} events in the history) with the default limits (rate limit, connections per address, subscriptions per connection and principal). /health is probed back to back (${PROBE_GAP_MS} ms after each answer, one kept-alive connection) from a node process of its own; each attack is sent by a VIEWER from the bench process, one after another, each with its own sample. Target: /health under ${HEALTH_TARGET_MS} ms throughout.`,
     '',
-    '| attack | /health p50 | p99 | max | samples | attack took | server CPU | all CPUs busy | what the attack got |',
-    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |',
+    '| attack | /health p50 | p99 | max | samples | attack took | server loop delay p99 | server CPU | all CPUs busy | what the attack got |',
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |',
     ...report.rows.map((row) => {
       const over = row.health.max >= HEALTH_TARGET_MS ? ' ⚠' : '';
       const failed = row.healthFailures > 0 ? ` (${row.healthFailures} failed)` : '';
-      return `| ${row.attack} | ${ms(row.health.p50)} ms | ${ms(row.health.p99)} ms | ${ms(row.health.max)} ms${over} | ${row.health.count}${failed} | ${row.seconds.toFixed(1)} s | ${percent(row.serverCpu)} | ${percent(row.machineCpu)} | ${row.outcome}${row.ok ? '' : ' (not as expected)'} |`;
+      return `| ${row.attack} | ${ms(row.health.p50)} ms | ${ms(row.health.p99)} ms | ${ms(row.health.max)} ms${over} | ${row.health.count}${failed} | ${row.seconds.toFixed(1)} s | ${loopDelay(row.loop)} | ${percent(row.serverCpu)} | ${percent(row.machineCpu)} | ${row.outcome}${row.ok ? '' : ' (not as expected)'} |`;
     }),
     '',
-    `⚠: a /health answer took ${HEALTH_TARGET_MS} ms or more. Server CPU: the server process's CPU time over the window ÷ the window (100 % = one core); all CPUs busy: the machine's busy time over the window, out of ${machine.nproc * 100} %. The list attacks' requests are serialised before their window; the bench, the prober and the server share the machine's ${machine.nproc} CPUs (1-minute load average ${report.loadAfter} after the attacks). After the attacks /health answered ${report.healthAfter}; the server exited ${report.serverExit} and wrote ${report.serverLogLines.length} warning/error line(s).`,
+    `⚠: a /health answer took ${HEALTH_TARGET_MS} ms or more. Server loop delay: the p99 of the server's own event-loop delay over the window (\`leasehold_event_loop_delay_seconds\` in /metrics, scraped before and after; in brackets the bounds of its bucket, ms): low beside a slow /health means /health waited behind many short turns or for a CPU, not behind one long turn. Server CPU: the server process's CPU time over the window ÷ the window (100 % = one core); all CPUs busy: the machine's busy time over the window, out of ${machine.nproc * 100} %. The list attacks' requests are serialised before their window; the bench, the prober and the server share the machine's ${machine.nproc} CPUs (1-minute load average ${report.loadAfter} after the attacks). After the attacks /health answered ${report.healthAfter}; the server exited ${report.serverExit} and wrote ${report.serverLogLines.length} warning/error line(s).`,
   ];
 }
 
