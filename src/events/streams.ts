@@ -35,6 +35,20 @@ export interface SinkableStream extends AsyncIterableIterator<FeedEvent> {
   [ATTACH_SINK](sink: EventSink): void;
 }
 
+/**
+ * Replays read their pages one per turn of the event loop, whichever streams ask: a page of 500 events
+ * and their items takes a few ms on a large file, and twenty streams starting a replay at once would
+ * otherwise read twenty pages between two turns while /health and every request waited.
+ */
+let lastPageTurn: Promise<void> = Promise.resolve();
+
+/** Resolves on a turn of the event loop that no other replay's page read has taken. */
+function pageTurn(): Promise<void> {
+  const turn = lastPageTurn.then(() => new Promise<void>((resolve) => setImmediate(resolve)));
+  lastPageTurn = turn;
+  return turn;
+}
+
 /** Reads stored events after `sequence`, with the items attached as the feed would. */
 export async function readBacklog(tail: EventTail, sequence: number, limit = PAGE): Promise<FeedEvent[]> {
   const events = await tail.eventsAfter(sequence, limit);
@@ -123,7 +137,6 @@ export async function eventStream(feed: EventFeed, tail: EventTail, options: Str
   /** The backlog page being replayed, and the next event in it. */
   let backlog: FeedEvent[] = [];
   let next = 0;
-  let pagesRead = 0;
   let lastPage = false;
 
   const iterator: SinkableStream = {
@@ -137,8 +150,8 @@ export async function eventStream(feed: EventFeed, tail: EventTail, options: Str
       if (closed) return done();
       while (replaying) {
         if (next === backlog.length) {
-          // A long replay gives the event loop a turn between pages, so other requests go on meanwhile.
-          if (pagesRead++ > 0) await new Promise<void>((resolve) => setImmediate(resolve));
+          // A replay reads its pages on turns of their own (see pageTurn), so other requests go on meanwhile.
+          await pageTurn();
           if (closed) return done();
           if (lastPage) {
             replaying = false;

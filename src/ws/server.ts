@@ -58,7 +58,9 @@ function isSubscription(query: string, operationName: string | null | undefined)
 
 export function serveGraphQLOverWebSocket(options: GraphQLWebSocketOptions): GraphQLWebSockets {
   const { server, yoga, authenticator, db, clock, logger, maxMessageBytes, failedAuthentications } = options;
-  const sockets = new WebSocketServer({ server, path: '/graphql', maxPayload: maxMessageBytes });
+  // Each message a client sends is handled on a turn of the event loop of its own: parsing one of up to
+  // MAX_BODY_BYTES takes ~10 ms, and a client sending five in one write would otherwise hold the loop for all.
+  const sockets = new WebSocketServer({ server, path: '/graphql', maxPayload: maxMessageBytes, allowSynchronousEvents: false });
   const scopes = new WeakMap<WebSocket, Connection>();
   const wsServer = useServer(
     {
