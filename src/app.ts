@@ -11,7 +11,9 @@ import { WriteHealth } from './db/write-health.js';
 import type { Clock } from './domain/clock.js';
 import { DEFAULT_POLICIES } from './domain/proposal.js';
 import { Live } from './events/live.js';
+import { schema } from './graphql/schema.js';
 import { limitSubscriptions } from './graphql/subscription-limits.js';
+import { BodyChecks } from './http/body-checks.js';
 import { closeGracefully, listen } from './http/listener.js';
 import { createGraphQLYoga } from './http/yoga.js';
 import type { Logger } from './logger.js';
@@ -72,6 +74,8 @@ export function createApp(options: AppOptions): App {
 
   // One allowance of failed authentications per address, whether they come over HTTP or WebSocket.
   const failedAuthentications = new RateLimiter(FAILED_AUTHENTICATION_LIMIT, clock);
+  // Large bodies and WebSocket messages are checked on a worker thread before they are parsed (see body-checks.ts).
+  const bodyChecks = new BodyChecks(schema, logger);
   const yoga = createGraphQLYoga({
     db,
     clock,
@@ -83,6 +87,7 @@ export function createApp(options: AppOptions): App {
     stopping: () => stopping,
     writeHealth,
     failedAuthentications,
+    bodyChecks,
   });
   const server = createServer(yoga);
   const webSockets = serveGraphQLOverWebSocket({
@@ -94,6 +99,7 @@ export function createApp(options: AppOptions): App {
     logger,
     maxMessageBytes: config.maxBodyBytes,
     failedAuthentications,
+    bodyChecks,
   });
 
   // A revoked key stops working at once, whichever process revoked it, and the connections it opened end.
@@ -119,6 +125,7 @@ export function createApp(options: AppOptions): App {
       await webSockets.close();
       await closeGracefully(server, config.shutdownTimeoutMs);
       await yoga.dispose();
+      await bodyChecks.close();
       await live.stop();
       await db.close();
     },

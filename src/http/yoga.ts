@@ -26,6 +26,7 @@ import { TUTORIAL_DOCUMENT } from '../graphql/tutorial.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
 import { REFUSAL_WINDOW, RefusalLog } from '../services/refusals.js';
+import { type BodyChecks, offThreadBodyChecks } from './body-checks.js';
 import { clientErrors } from './client-errors.js';
 import { crossOrigin } from './cors.js';
 import { credentialStreams } from './credential-streams.js';
@@ -57,6 +58,8 @@ export interface GraphQLYogaOptions {
   writeHealth?: WriteHealth;
   /** Failed authentications per address, shared with the WebSocket server (default: one of its own). */
   failedAuthentications?: RateLimiter;
+  /** Where large bodies are checked before they are parsed (none: every body is parsed on the event loop). */
+  bodyChecks?: BodyChecks;
 }
 
 export function createGraphQLYoga(options: GraphQLYogaOptions): GraphQLYoga {
@@ -109,6 +112,7 @@ export function createGraphQLYoga(options: GraphQLYogaOptions): GraphQLYoga {
         ),
       }),
       bodyLimit(config.maxBodyBytes),
+      ...(options.bodyChecks ? [offThreadBodyChecks(options.bodyChecks)] : []),
       requestShape(),
       csrfPrevention(logger),
       queryLimits(),

@@ -17,10 +17,12 @@ import type { GraphQLContext } from '../graphql/context.js';
 import { databaseUnavailableError } from '../graphql/errors.js';
 import { variableListsRefusal } from '../graphql/list-limits.js';
 import { connectionRefusal } from '../graphql/subscription-limits.js';
+import type { BodyChecks } from '../http/body-checks.js';
 import { MAX_DOCUMENT_CHARS } from '../http/request-limits.js';
 import type { Logger } from '../logger.js';
 import { releaseLease } from '../services/leases.js';
 import { CLOSE_FORBIDDEN, CLOSE_TOO_MANY_REQUESTS, CLOSE_UNAUTHORIZED, Connection, closeConnection } from './connection.js';
+import { checkLargeMessages } from './large-messages.js';
 
 /** WebSocket's own close code 1013 "Try Again Later": the server cannot take the connection for now. */
 const CLOSE_TRY_AGAIN_LATER = 1013;
@@ -36,6 +38,8 @@ export interface GraphQLWebSocketOptions {
   maxMessageBytes: number;
   /** Failed authentications per address, shared with HTTP's 401s (see auth/failed-authentications.ts). */
   failedAuthentications?: RateLimiter;
+  /** Where large messages are checked before graphql-ws parses them (see src/ws/large-messages.ts). */
+  bodyChecks?: BodyChecks;
 }
 
 export interface GraphQLWebSockets {
@@ -57,10 +61,12 @@ function isSubscription(query: string, operationName: string | null | undefined)
 }
 
 export function serveGraphQLOverWebSocket(options: GraphQLWebSocketOptions): GraphQLWebSockets {
-  const { server, yoga, authenticator, db, clock, logger, maxMessageBytes, failedAuthentications } = options;
+  const { server, yoga, authenticator, db, clock, logger, maxMessageBytes, failedAuthentications, bodyChecks } = options;
   // Each message a client sends is handled on a turn of the event loop of its own: parsing one of up to
   // MAX_BODY_BYTES takes ~10 ms, and a client sending five in one write would otherwise hold the loop for all.
   const sockets = new WebSocketServer({ server, path: '/graphql', maxPayload: maxMessageBytes, allowSynchronousEvents: false });
+  // Before graphql-ws's own listener below, so the one it adds to each socket is wrapped.
+  if (bodyChecks) sockets.on('connection', (socket) => checkLargeMessages(socket, bodyChecks));
   const scopes = new WeakMap<WebSocket, Connection>();
   const wsServer = useServer(
     {
