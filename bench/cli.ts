@@ -1,7 +1,8 @@
-// `tsx bench/cli.ts [--runs N]`: how long one command-line claim takes, end to end (spawn to exit),
-// for `leasehold claim` (compiled, and from the sources through tsx) and seed A's
-// `python3 review_leases.py claim`, measured in the same run, interleaved, on the same machine.
-// Each implementation claims from its own fresh database of pending items; prints the medians.
+// `tsx bench/cli.ts [--runs N] [--commands claim,show,decide]`: how long one command-line command takes,
+// end to end (spawn to exit), for `leasehold <command>` (compiled, and for claim also from the sources
+// through tsx) and seed A's `python3 review_leases.py <command>`, measured in the same run, interleaved,
+// on the same machine. Each implementation works on its own database of pending items; prints the
+// medians and each one's ratio to seed A's median for the same command.
 import { type SpawnSyncReturns, spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
@@ -13,8 +14,13 @@ import { seedScriptText } from '../test/cli/seed-script.js';
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const BIN = path.join(ROOT, 'bin', 'leasehold.js');
 
-const runsArgument = process.argv.indexOf('--runs');
-const RUNS = runsArgument > 0 ? Number(process.argv[runsArgument + 1]) : 41;
+function option(name: string): string | undefined {
+  const index = process.argv.indexOf(name);
+  return index > 0 ? process.argv[index + 1] : undefined;
+}
+
+const RUNS = Number(option('--runs') ?? 41);
+const COMMANDS = (option('--commands') ?? 'claim,show,decide').split(',');
 const WARMUP = 3;
 
 function check(result: SpawnSyncReturns<Buffer>, what: string): void {
@@ -22,7 +28,7 @@ function check(result: SpawnSyncReturns<Buffer>, what: string): void {
 }
 
 /** Wall time of one process, spawn to exit, in milliseconds; fails on a non-zero exit. */
-function timed(command: string, args: string[], cwd: string, env: Record<string, string>): Promise<number> {
+function timed(command: string, args: string[], cwd: string, env: Record<string, string>, expect: string): Promise<number> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
     const child = spawn(command, args, {
@@ -39,7 +45,7 @@ function timed(command: string, args: string[], cwd: string, env: Record<string,
     });
     child.once('close', (code) => {
       const elapsed = performance.now() - started;
-      if (code !== 0 || !output.includes('"claimed":true')) reject(new Error(`${command} ${args.join(' ')}: exit ${code}: ${output}`));
+      if (code !== 0 || !output.includes(expect)) reject(new Error(`${command} ${args.join(' ')}: exit ${code}: ${output}`));
       else resolve(elapsed);
     });
   });
@@ -55,12 +61,19 @@ async function main(): Promise<void> {
   const dir = mkdtempSync(path.join(tmpdir(), 'leasehold-bench-cli-'));
   try {
     // The compiled command line is what `npx leasehold` runs once dist/ is current.
-    check(spawnSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { cwd: ROOT }), 'npm run build');
+    // tsc writes dist/ even when it reports type errors (elsewhere in a tree being edited): those are
+    // reported, and the timing goes on with what was written.
+    const build = spawnSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { cwd: ROOT });
+    if (build.status !== 0) process.stderr.write(`bench/cli.ts: tsc reported errors; timing dist/ as written:\n${build.stdout.toString()}`);
     const script = path.join(dir, 'review_leases.py');
     writeFileSync(script, seedScriptText());
-    const items = RUNS + WARMUP;
+    const rounds = RUNS + WARMUP;
+    // Claims take items from the front of the queue; decide needs one claimed item per run (claimed in
+    // setting up, untimed); show looks at one item.
+    const items = rounds * 3;
+    const record = (index: number) => `r${String(index).padStart(5, '0')}`;
 
-    // Seed A's database, filled through its own schema (one transaction: only the claims are timed).
+    // Seed A's database, filled through its own schema (one transaction: only the commands are timed).
     check(spawnSync('python3', [script, 'init', 'seed.db', '--category', 'a'], { cwd: dir }), 'seed A init');
     const seedDb = new Database(path.join(dir, 'seed.db'));
     const insert = seedDb.prepare(
@@ -68,18 +81,13 @@ async function main(): Promise<void> {
     );
     const now = Math.floor(Date.now() / 1000);
     seedDb.transaction(() => {
-      for (let index = 0; index < items * 2; index++) insert.run('bench', `r${String(index).padStart(5, '0')}`, 'a', 'benchmark item', now);
+      for (let index = 0; index < items; index++) insert.run('bench', record(index), 'a', 'benchmark item', now);
     })();
     seedDb.close();
 
     // Leasehold's, through `leasehold import`: one file each for the compiled and the source runs.
     const lines = Array.from({ length: items }, (_, index) =>
-      JSON.stringify({
-        batch_id: 'bench',
-        record_id: `r${String(index).padStart(5, '0')}`,
-        proposed_category: 'a',
-        reason: 'benchmark item',
-      }),
+      JSON.stringify({ batch_id: 'bench', record_id: record(index), proposed_category: 'a', reason: 'benchmark item' }),
     ).join('\n');
     writeFileSync(path.join(dir, 'items.jsonl'), lines);
     for (const db of ['compiled.db', 'source.db']) {
@@ -87,41 +95,81 @@ async function main(): Promise<void> {
       check(spawnSync(process.execPath, [BIN, 'import', db, 'items.jsonl', '--progress', 'none'], { cwd: dir }), `${db} import`);
     }
 
-    const subjects: { name: string; command: string; args: string[]; env: Record<string, string> }[] = [
-      {
-        name: 'leasehold claim (compiled dist/)',
-        command: process.execPath,
-        args: [BIN, 'claim', 'compiled.db', '--reviewer', 'bench'],
+    /** Claims `rounds` items on `db` for the decide runs (seed A's script or ours), returning their tokens. */
+    const claimTokens = (command: string, args: string[]): string[] =>
+      Array.from({ length: COMMANDS.includes('decide') ? rounds : 0 }, () => {
+        const result = spawnSync(command, [...args, '--reviewer', 'bench', '--lease-seconds', '3600'], { cwd: dir });
+        check(result, `${args.join(' ')} (claim for decide)`);
+        return (JSON.parse(result.stdout.toString()) as { claim_token: string }).claim_token;
+      });
+    const tokens = {
+      compiled: claimTokens(process.execPath, [BIN, 'claim', 'compiled.db']),
+      seed: claimTokens('python3', [script, 'claim', 'seed.db']),
+    };
+
+    interface Subject {
+      command: string;
+      name: string;
+      program: string;
+      args: (round: number) => string[];
+      env: Record<string, string>;
+      expect: string;
+      seed: boolean;
+    }
+    const commandArgs: Record<string, { args: (round: number, tokens: string[]) => string[]; expect: string }> = {
+      claim: { args: () => ['--reviewer', 'bench'], expect: '"claimed":true' },
+      show: { args: () => ['--batch-id', 'bench', '--record-id', record(0)], expect: '"claim_state":' },
+      decide: { args: (round, list) => ['--token', list[round] as string, '--decision', 'accepted'], expect: '"status":"accepted"' },
+    };
+    const subjects: Subject[] = [];
+    for (const command of COMMANDS) {
+      const spec = commandArgs[command];
+      if (!spec) throw new Error(`bench/cli.ts: no such command ${command} (claim, show, decide)`);
+      subjects.push({
+        command,
+        name: `leasehold ${command} (compiled dist/)`,
+        program: process.execPath,
+        args: (round) => [BIN, command, 'compiled.db', ...spec.args(round, tokens.compiled)],
         env: {},
-      },
-      {
-        name: 'leasehold claim (sources via tsx)',
-        command: process.execPath,
-        args: [BIN, 'claim', 'source.db', '--reviewer', 'bench'],
-        env: { LEASEHOLD_CLI_SOURCE: '1' },
-      },
-      {
-        name: 'seed A: python3 review_leases.py claim',
-        command: 'python3',
-        args: [script, 'claim', 'seed.db', '--reviewer', 'bench'],
+        expect: spec.expect,
+        seed: false,
+      });
+      if (command === 'claim') {
+        subjects.push({
+          command,
+          name: 'leasehold claim (sources via tsx)',
+          program: process.execPath,
+          args: (round) => [BIN, command, 'source.db', ...spec.args(round, [])],
+          env: { LEASEHOLD_CLI_SOURCE: '1' },
+          expect: spec.expect,
+          seed: false,
+        });
+      }
+      subjects.push({
+        command,
+        name: `seed A: python3 review_leases.py ${command}`,
+        program: 'python3',
+        args: (round) => [script, command, 'seed.db', ...spec.args(round, tokens.seed)],
         env: {},
-      },
-    ];
+        expect: spec.expect,
+        seed: true,
+      });
+    }
     const times = subjects.map(() => [] as number[]);
-    for (let round = 0; round < RUNS + WARMUP; round++) {
-      // Interleaved, so that whatever else the machine does falls on all three alike.
+    for (let round = 0; round < rounds; round++) {
+      // Interleaved, so that whatever else the machine does falls on all of them alike.
       for (const [index, subject] of subjects.entries()) {
-        const elapsed = await timed(subject.command, subject.args, dir, subject.env);
+        const elapsed = await timed(subject.program, subject.args(round), dir, subject.env, subject.expect);
         if (round >= WARMUP) times[index]?.push(elapsed);
       }
     }
 
     const rows = subjects.map((subject, index) => {
       const values = times[index] as number[];
-      return { name: subject.name, median: percentile(values, 50), p10: percentile(values, 10), p90: percentile(values, 90) };
+      return { ...subject, median: percentile(values, 50), p10: percentile(values, 10), p90: percentile(values, 90) };
     });
-    const seedMedian = (rows[2] as { median: number }).median;
-    console.log(`One claim from the command line, spawn to exit: ${RUNS} runs each after ${WARMUP} warm-up runs, interleaved.`);
+    const seedMedian = (command: string) => rows.find((row) => row.seed && row.command === command)?.median ?? Number.NaN;
+    console.log(`One command from the command line, spawn to exit: ${RUNS} runs each after ${WARMUP} warm-up runs, interleaved.`);
     console.log(
       `Node ${process.version}, ${spawnSync('python3', ['--version']).stdout.toString().trim()}, ${cpus().length} × ${cpus()[0]?.model ?? 'CPU'}.`,
     );
@@ -130,7 +178,7 @@ async function main(): Promise<void> {
     console.log('| --- | ---: | ---: | ---: | ---: |');
     for (const row of rows) {
       console.log(
-        `| ${row.name} | ${row.median.toFixed(0)} ms | ${row.p10.toFixed(0)} ms | ${row.p90.toFixed(0)} ms | ${(row.median / seedMedian).toFixed(1)}× |`,
+        `| ${row.name} | ${row.median.toFixed(0)} ms | ${row.p10.toFixed(0)} ms | ${row.p90.toFixed(0)} ms | ${(row.median / seedMedian(row.command)).toFixed(2)}× |`,
       );
     }
     console.log('');

@@ -55,10 +55,20 @@ export interface OpenDatabase extends ServiceDeps {
   close(): Promise<void>;
 }
 
-async function open(file: string): Promise<OpenDatabase> {
-  // Loaded here, not at start-up: Prisma is the largest part of the command line's start-up time.
-  const { openDatabase } = await import('../db/client.js');
-  const db = await openDatabase({ file, busyTimeoutMs: busyTimeoutMs(), synchronous: synchronous() });
+/**
+ * How a command reaches the database: `lite` is better-sqlite3 alone (db/lite.ts), for commands whose
+ * services only use direct statements and `db.query` — seed A's seven, which then start without loading
+ * Prisma's client or its WebAssembly query compiler; `full` is the server's Prisma client (import).
+ */
+export type Engine = 'lite' | 'full';
+
+async function open(file: string, engine: Engine): Promise<OpenDatabase> {
+  const options = { file, busyTimeoutMs: busyTimeoutMs(), synchronous: synchronous() };
+  // Loaded here, not at start-up: the database layer is the largest part of a command's start-up time.
+  const db =
+    engine === 'lite'
+      ? (await import('../db/lite.js')).openLiteDatabase(options)
+      : await (await import('../db/client.js')).openDatabase(options);
   return { db, clock: systemClock, close: () => db.close() };
 }
 
@@ -74,10 +84,10 @@ export function checkExisting(file: string): void {
 }
 
 /** Opens an existing Leasehold database; pending migrations are applied as the server would. */
-export async function openExisting(file: string): Promise<OpenDatabase> {
+export async function openExisting(file: string, engine: Engine = 'full'): Promise<OpenDatabase> {
   checkExisting(file);
   try {
-    return await open(file);
+    return await open(file, engine);
   } catch (error) {
     if (error instanceof MigrationError) throw new CliError('unsupported_schema', error.message);
     throw error;
@@ -102,12 +112,16 @@ async function openPostgres(location: DatabaseLocation): Promise<OpenDatabase> {
  * Runs `work` on the existing Leasehold database at `file` (or at a PostgreSQL location, migrated as
  * the server would) and closes it afterwards.
  */
-export async function withDatabase<T>(file: string | DatabaseLocation, work: (deps: OpenDatabase) => Promise<T>): Promise<T> {
+export async function withDatabase<T>(
+  file: string | DatabaseLocation,
+  work: (deps: OpenDatabase) => Promise<T>,
+  engine: Engine = 'full',
+): Promise<T> {
   const deps =
     typeof file === 'string'
-      ? await openExisting(file)
+      ? await openExisting(file, engine)
       : file.dialect === 'sqlite'
-        ? await openExisting(file.file)
+        ? await openExisting(file.file, engine)
         : await openPostgres(file);
   try {
     return await work(deps);
@@ -136,7 +150,8 @@ export async function createNew(file: string, setUp: (deps: OpenDatabase) => Pro
     for (const suffix of ['', '-wal', '-shm', '-journal']) rmSync(`${temporary}${suffix}`, { force: true });
   };
   try {
-    const deps = await open(temporary);
+    // Only seed A's init creates a database, and its categories are written without Prisma.
+    const deps = await open(temporary, 'lite');
     try {
       await setUp(deps);
     } finally {

@@ -113,7 +113,8 @@ export async function loadClaimToken(args: Namespace): Promise<string> {
 }
 
 function withDatabase<T>(db: string, work: (deps: OpenDatabase) => Promise<T>): Promise<T> {
-  return withExisting(pythonPath(db), work);
+  // Every seed command's services work on direct statements and db.query: no Prisma (db/lite.ts).
+  return withExisting(pythonPath(db), work, 'lite');
 }
 
 async function init(args: Namespace): Promise<Result> {

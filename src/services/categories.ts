@@ -15,15 +15,20 @@ export async function addCategories(deps: ServiceDeps, actor: Actor, names: read
   if (new Set(valid).size !== valid.length) {
     throw new DomainError('DUPLICATE_CATEGORY', 'The same category is listed more than once.', 'names');
   }
-  return deps.db.write(async (tx, sql) => {
+  // Direct statements, not Prisma's model API: the command line's `init` writes without Prisma (db/lite.ts).
+  return deps.db.write(async (_tx, sql) => {
     const now = deps.clock.now();
-    const existing = await tx.category.findMany({ where: { name: { in: valid } }, select: { name: true } });
+    const existing = await sql.all<{ name: string }>(
+      `SELECT "name" FROM "Category" WHERE "name" IN (${valid.map(() => '?').join(', ')})`,
+      ...valid,
+    );
     if (existing.length > 0) {
       throw new DomainError('DUPLICATE_CATEGORY', `Category "${existing[0]?.name}" already exists.`, 'names');
     }
     const created: Category[] = [];
     for (const name of valid) {
-      created.push(await tx.category.create({ data: { name, createdAt: now, createdBy: actor.name } }));
+      await sql.run('INSERT INTO "Category" ("name", "createdAt", "createdBy") VALUES (?, ?, ?)', name, now, actor.name);
+      created.push({ name, createdAt: now, createdBy: actor.name, retiredAt: null, retiredBy: null });
       await appendEvent(sql, { type: 'CATEGORY_ADDED', actor: actor.name, at: now, categoryName: name });
     }
     return created;

@@ -1,5 +1,6 @@
 // Read-side use cases: lookups, filtered item lists and the history, all on the read-only connection.
 import type { Category, Event, Item } from '../db/client.js';
+import { type ItemRow, toItem } from '../db/item-store.js';
 import { type EventFilter, eventPageRead, type ItemFilter, itemPageRead, type PageWindow, runPageRead } from '../db/page-reads.js';
 import { DomainError } from '../domain/errors.js';
 import { LIMITS, validateText } from '../domain/validation.js';
@@ -15,7 +16,10 @@ export async function findItemByKey(deps: ServiceDeps, batchId: string, recordId
     batchId: validateText(batchId, 'batchId', LIMITS.batchId),
     recordId: validateText(recordId, 'recordId', LIMITS.recordId),
   };
-  const item = await deps.db.read.item.findUnique({ where: { batchId_recordId: key } });
+  // Plain SQL on the reader connection (the unique index on batchId, recordId), not Prisma's model API:
+  // the command line's `show` opens the database without Prisma (db/lite.ts).
+  const [row] = await deps.db.query<ItemRow>('SELECT * FROM "Item" WHERE "batchId" = ? AND "recordId" = ?', key.batchId, key.recordId);
+  const item = row ? toItem(row) : null;
   if (!item) throw new DomainError('ITEM_NOT_FOUND', `No item (${key.batchId}, ${key.recordId}).`, 'recordId');
   return item;
 }
