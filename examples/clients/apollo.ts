@@ -53,7 +53,7 @@ export async function runApolloExample(options: ExampleOptions): Promise<Example
   const watch = new Watch();
   try {
     const latest = await viewer.client.query<Latest>({ query: gql(LATEST), fetchPolicy: 'network-only' });
-    const variables = { batchId: options.batchId, after: latestSequence(latest.data) };
+    const variables = { batchId: options.batchId, afterSequence: latestSequence(latest.data) };
     const subscription = viewer.client
       .subscribe<{ queueEvents: { type: string } }>({ query: gql(WATCH), variables })
       .subscribe({ next: (result) => watch.seen(result.data?.queueEvents.type), error: (error) => watch.fail(error) });

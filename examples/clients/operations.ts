@@ -9,8 +9,8 @@ export const LATEST = `query Latest { events(last: 1) { edges { node { id sequen
  * interleave). graphql-ws does not acknowledge a subscription, so starting from a sequence read first,
  * rather than live, is what makes sure the first events are not missed.
  */
-export const WATCH = `subscription Watch($batchId: String!, $after: Int) {
-  queueEvents(after: $after, filter: { batchId: $batchId }) { sequence type item { id recordId status claimState } }
+export const WATCH = `subscription Watch($batchId: String!, $afterSequence: Int) {
+  queueEvents(afterSequence: $afterSequence, filter: { batchId: $batchId }) { sequence type item { id recordId status claimState } }
 }`;
 
 export type Latest = { events: { edges: { node: { sequence: number } }[] } };
@@ -27,7 +27,7 @@ export const ADD = `mutation Add($input: AddItemInput!) {
 
 export const CLAIM = `mutation Claim($batchId: String!) {
   claimItem(input: { batchId: $batchId, leaseSeconds: 60 }) {
-    ... on ClaimItemPayload { claimed item { id recordId claimState } lease { token expiresAt } }
+    ... on ClaimItemPayload { claimed item { id recordId claimState } lease { token leaseExpiresAt } }
     ... on Error { message }
   }
 }`;

@@ -58,7 +58,7 @@ export async function runUrqlExample(options: ExampleOptions): Promise<ExampleRu
   try {
     const latest = await viewer.client.query<Latest>(gql(LATEST), {}, { requestPolicy: 'network-only' }).toPromise();
     if (latest.error) throw latest.error;
-    const variables = { batchId: options.batchId, after: latestSequence(latest.data) };
+    const variables = { batchId: options.batchId, afterSequence: latestSequence(latest.data) };
     const subscription = viewer.client
       .subscription<{ queueEvents: { type: string } }>(gql(WATCH), variables)
       .subscribe((result) => (result.error ? watch.fail(result.error) : watch.seen(result.data?.queueEvents.type)));

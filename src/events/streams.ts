@@ -70,8 +70,9 @@ export async function eventStream(feed: EventFeed, tail: EventTail, options: Str
   let closed = false;
   let waiting: { resolve: (result: IteratorResult<FeedEvent>) => void; reject: (error: unknown) => void } | null = null;
   const tooSlow = () =>
-    new GraphQLError(`Too many events waiting for this subscriber; subscribe again with after: ${position}.`, {
-      extensions: { code: 'SUBSCRIBER_TOO_SLOW', after: position },
+    new GraphQLError(`Too many events waiting for this subscriber; subscribe again with afterSequence: ${position}.`, {
+      // `after`: the same, under the argument's deprecated name (kept one release).
+      extensions: { code: 'SUBSCRIBER_TOO_SLOW', afterSequence: position, after: position },
     });
   // An `after` beyond the end of the history means "from now on": later events must not be skipped up to it.
   let position = options.after == null || latest === null ? feed.sequence : Math.min(options.after, latest);

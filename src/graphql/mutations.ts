@@ -6,6 +6,7 @@ import { addCategories, retireCategory } from '../services/categories.js';
 import { decideItem } from '../services/decisions.js';
 import { type AddItemOutcome, addItem, addItems } from '../services/items.js';
 import { claimItem, releaseLease, renewLease } from '../services/leases.js';
+import { renamedTo } from './aliases.js';
 import { audited, builder, refusals, requires } from './builder.js';
 import { CategoryRef } from './types/category.js';
 import { ItemRef } from './types/refs.js';
@@ -89,11 +90,22 @@ const IssuedLease = builder.objectRef<{ token: string; item: Item }>('IssuedLeas
     token: t.exposeString('token', {
       description: 'Proof of holding: pass it to renewLease, releaseLease and decideItem. Keep it secret; it is never shown again.',
     }),
-    holder: t.string({ description: 'Who holds the lease.', resolve: (l) => l.item.claimedBy ?? '' }),
+    claimedBy: t.string({ description: 'Who holds the lease.', resolve: (l) => l.item.claimedBy ?? '' }),
+    holder: t.string({
+      description: 'Who holds the lease.',
+      deprecationReason: renamedTo('claimedBy'),
+      resolve: (l) => l.item.claimedBy ?? '',
+    }),
     claimedAt: t.field({ type: 'DateTime', description: 'When the lease began.', resolve: (l) => l.item.claimedAt ?? new Date(0) }),
+    leaseExpiresAt: t.field({
+      type: 'DateTime',
+      description: 'When it lapses unless renewed.',
+      resolve: (l) => l.item.leaseExpiresAt ?? new Date(0),
+    }),
     expiresAt: t.field({
       type: 'DateTime',
       description: 'When it lapses unless renewed.',
+      deprecationReason: renamedTo('leaseExpiresAt'),
       resolve: (l) => l.item.leaseExpiresAt ?? new Date(0),
     }),
   }),

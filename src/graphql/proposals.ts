@@ -23,10 +23,12 @@ import {
   submitProposal,
 } from '../services/proposals.js';
 import { listEvents } from '../services/queries.js';
+import { holderFilter, renamedTo } from './aliases.js';
 import { audited, builder, refusals, requires } from './builder.js';
 import type { GraphQLContext } from './context.js';
 import { loadByIds } from './loaders.js';
 import { resolveConnection } from './pagination.js';
+import { AFTER_DESCRIPTION, checkAfter } from './replay.js';
 import { EventConnection, EventRef } from './types/refs.js';
 
 export const ProposalRef = builder.objectRef<Proposal>('Proposal');
@@ -223,7 +225,11 @@ const ProposalFilterInput = builder.inputType('ProposalFilter', {
     states: t.field({ type: [ProposalStateEnum], description: 'Only these states.' }),
     riskLevels: t.field({ type: [RiskLevelEnum], description: 'Only these risk levels.' }),
     proposedBy: t.string({ description: 'Only this proposer’s.' }),
-    holder: t.string({ description: 'Only those this principal holds under an unexpired lease.' }),
+    claimedBy: t.string({ description: 'Only those this principal holds under an unexpired lease.' }),
+    holder: t.string({
+      description: 'Only those this principal holds under an unexpired lease.',
+      deprecationReason: renamedTo('claimedBy'),
+    }),
     targetSystem: t.string({ description: 'Only this target system.' }),
     targetId: t.string({ description: 'Only this target record.' }),
     batchId: t.string({ description: 'Only this batch.' }),
@@ -278,7 +284,12 @@ const ProposalStatsRef = builder.objectRef<ProposalStats>('ProposalStats').imple
       description: '95th percentile of the same.',
       resolve: (stats) => stats.waitTimes.p95Seconds,
     }),
-    serverNow: t.expose('computedAt', { type: 'DateTime', description: 'The server clock when these were computed.' }),
+    serverTime: t.expose('computedAt', { type: 'DateTime', description: 'The server clock when these were computed.' }),
+    serverNow: t.expose('computedAt', {
+      type: 'DateTime',
+      description: 'The server clock when these were computed.',
+      deprecationReason: renamedTo('serverTime'),
+    }),
   }),
 });
 
@@ -295,7 +306,7 @@ builder.queryFields((t) => ({
       authScopes: requires('Query', 'proposals', 'readQueue'),
       description: 'Action proposals in submission order, optionally filtered.',
       args: { filter: t.arg({ type: ProposalFilterInput, description: 'Conditions every listed proposal meets.' }) },
-      resolve: (_root, args, context) => resolveConnection(args, (page) => listProposals(context, args.filter ?? {}, page)),
+      resolve: (_root, args, context) => resolveConnection(args, (page) => listProposals(context, holderFilter(args.filter), page)),
     },
     { name: 'ProposalConnection', description: 'A page of proposals.' },
     { name: 'ProposalEdge', description: 'One proposal in a page.' },
@@ -315,10 +326,21 @@ const IssuedProposalLease = builder.objectRef<{ token: string; proposal: Proposa
   fields: (t) => ({
     token: t.exposeString('token', { description: 'Proof of holding. Keep it secret; it is never shown again.' }),
     kind: t.string({ description: 'REVIEW or EXECUTION.', resolve: (l) => l.proposal.leaseKind ?? '' }),
-    holder: t.string({ description: 'Who holds it.', resolve: (l) => l.proposal.claimedBy ?? '' }),
+    claimedBy: t.string({ description: 'Who holds it.', resolve: (l) => l.proposal.claimedBy ?? '' }),
+    holder: t.string({
+      description: 'Who holds it.',
+      deprecationReason: renamedTo('claimedBy'),
+      resolve: (l) => l.proposal.claimedBy ?? '',
+    }),
+    leaseExpiresAt: t.field({
+      type: 'DateTime',
+      description: 'When it lapses unless renewed.',
+      resolve: (l) => l.proposal.leaseExpiresAt ?? new Date(0),
+    }),
     expiresAt: t.field({
       type: 'DateTime',
       description: 'When it lapses unless renewed.',
+      deprecationReason: renamedTo('leaseExpiresAt'),
       resolve: (l) => l.proposal.leaseExpiresAt ?? new Date(0),
     }),
   }),
@@ -733,16 +755,15 @@ builder.subscriptionFields((t) => ({
     description: 'Every change to action proposals (or to one, with `id`), in order: submissions, decisions, staleness, execution, expiry.',
     args: {
       id: t.arg.globalID({ description: 'Only this proposal.' }),
-      after: t.arg.int({ description: 'Replay every stored event with a greater sequence first, then continue live.' }),
+      afterSequence: t.arg.int({ description: AFTER_DESCRIPTION }),
+      after: t.arg.int({ description: AFTER_DESCRIPTION, deprecationReason: renamedTo('afterSequence') }),
     },
     subscribe: (_root, args, context) => {
       if (args.id && args.id.typename !== 'Proposal') throw new DomainError('INVALID_ARGUMENT', 'id must be a Proposal id.', 'id');
-      if (args.after != null && (!Number.isSafeInteger(args.after) || args.after < 0)) {
-        throw new DomainError('INVALID_ARGUMENT', 'after must be a sequence number ≥ 0.', 'after');
-      }
+      const after = checkAfter(args);
       const only = args.id ? Number(args.id.id) : null;
       return eventStream(context.live.feed, context.live.tail, {
-        after: args.after ?? null,
+        after,
         filter: (event) => event.proposalId !== null && (only === null || event.proposalId === only),
       });
     },

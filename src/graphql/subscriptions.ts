@@ -5,7 +5,9 @@ import { LIMITS, validateText, validateToken } from '../domain/validation.js';
 import { type LeaseNotice, leaseNotices } from '../events/lease-notices.js';
 import { LATEST_VALUE_BURST, LATEST_VALUE_INTERVAL_MS, latestValueStream, type QueueStats } from '../events/live.js';
 import { eventStream } from '../events/streams.js';
+import { renamedTo } from './aliases.js';
 import { builder, requires } from './builder.js';
+import { AFTER_DESCRIPTION, checkAfter } from './replay.js';
 import { EventRef, EventTypeEnum, ItemKindEnum, ItemRef } from './types/refs.js';
 
 builder.subscriptionType({
@@ -20,15 +22,6 @@ const QueueEventFilter = builder.inputType('QueueEventFilter', {
     types: t.field({ type: [EventTypeEnum], description: 'Only events of these types.' }),
   }),
 });
-
-const AFTER_DESCRIPTION =
-  'Replay every stored event with a greater sequence first, then continue live, with no gap and no duplicate. Omit to start live.';
-
-function checkAfter(after: number | null | undefined): number | null {
-  if (after == null) return null;
-  if (!Number.isSafeInteger(after) || after < 0) throw new DomainError('INVALID_ARGUMENT', 'after must be a sequence number ≥ 0.', 'after');
-  return after;
-}
 
 const LeaseNoticeKindEnum = builder.enumType('LeaseNoticeKind', {
   description: 'What happened to the subscriber’s lease.',
@@ -47,10 +40,16 @@ const LeaseNoticeRef = builder.objectRef<LeaseNotice>('LeaseNotice').implement({
   fields: (t) => ({
     kind: t.field({ type: LeaseNoticeKindEnum, description: 'What happened.', resolve: (notice) => notice.kind }),
     leaseNumber: t.exposeInt('leaseNumber', { description: 'Which of the item’s leases this is.' }),
+    leaseExpiresAt: t.expose('expiresAt', {
+      type: 'DateTime',
+      nullable: true,
+      description: 'The lease expiry after this notice; null once the lease has ended.',
+    }),
     expiresAt: t.expose('expiresAt', {
       type: 'DateTime',
       nullable: true,
       description: 'The lease expiry after this notice; null once the lease has ended.',
+      deprecationReason: renamedTo('leaseExpiresAt'),
     }),
     event: t.field({
       type: EventRef,
@@ -65,9 +64,15 @@ const LeaseNoticeRef = builder.objectRef<LeaseNotice>('LeaseNotice').implement({
       resolve: async (notice, _args, context) =>
         notice.item ?? (await context.live.tail.itemsById([notice.itemId])).get(notice.itemId) ?? null,
     }),
+    serverTime: t.field({
+      type: 'DateTime',
+      description: 'The server clock as this notice was sent.',
+      resolve: (_notice, _args, context) => context.clock.now(),
+    }),
     serverNow: t.field({
       type: 'DateTime',
       description: 'The server clock as this notice was sent.',
+      deprecationReason: renamedTo('serverTime'),
       resolve: (_notice, _args, context) => context.clock.now(),
     }),
   }),
@@ -95,7 +100,12 @@ const QueueStatsRef = builder.objectRef<QueueStats>('QueueStats').implement({
         stats.oldestPendingCreatedAt === null ? null : (stats.computedAt.getTime() - stats.oldestPendingCreatedAt.getTime()) / 1000,
     }),
     sequence: t.exposeInt('sequence', { description: 'The last event these counts include.' }),
-    serverNow: t.expose('computedAt', { type: 'DateTime', description: 'The server clock when the counts were taken.' }),
+    serverTime: t.expose('computedAt', { type: 'DateTime', description: 'The server clock when the counts were taken.' }),
+    serverNow: t.expose('computedAt', {
+      type: 'DateTime',
+      description: 'The server clock when the counts were taken.',
+      deprecationReason: renamedTo('serverTime'),
+    }),
   }),
 });
 
@@ -105,11 +115,12 @@ builder.subscriptionFields((t) => ({
     type: EventRef,
     description: 'Every change to the queue, in order, optionally filtered.',
     args: {
-      after: t.arg.int({ description: AFTER_DESCRIPTION }),
+      afterSequence: t.arg.int({ description: AFTER_DESCRIPTION }),
+      after: t.arg.int({ description: AFTER_DESCRIPTION, deprecationReason: renamedTo('afterSequence') }),
       filter: t.arg({ type: QueueEventFilter, description: 'Conditions every delivered event meets.' }),
     },
     subscribe: (_root, args, context) => {
-      const after = checkAfter(args.after);
+      const after = checkAfter(args);
       const batchId = args.filter?.batchId == null ? null : validateText(args.filter.batchId, 'filter.batchId', LIMITS.batchId);
       const types = args.filter?.types?.length ? new Set<string>(args.filter.types) : null;
       // Every item is a CLASSIFICATION today, so a kinds filter keeps exactly the item events.
@@ -130,13 +141,14 @@ builder.subscriptionFields((t) => ({
     description: 'Every change to one item, in order.',
     args: {
       id: t.arg.globalID({ required: true, description: 'The item’s global id.' }),
-      after: t.arg.int({ description: AFTER_DESCRIPTION }),
+      afterSequence: t.arg.int({ description: AFTER_DESCRIPTION }),
+      after: t.arg.int({ description: AFTER_DESCRIPTION, deprecationReason: renamedTo('afterSequence') }),
     },
     subscribe: (_root, args, context) => {
       if (args.id.typename !== 'Item') throw new DomainError('INVALID_ARGUMENT', 'id must be an Item id.', 'id');
       const itemId = Number(args.id.id);
       return eventStream(context.live.feed, context.live.tail, {
-        after: checkAfter(args.after),
+        after: checkAfter(args),
         filter: (event) => event.itemId === itemId,
       });
     },

@@ -39,7 +39,7 @@ mutation ClaimItem {
       claimed
       serverTime
       item { batchId recordId proposedCategory reason claimedBy claimState }
-      lease { token holder claimedAt expiresAt }
+      lease { token claimedBy claimedAt leaseExpiresAt }
     }
     ... on UserError { code field message }
   }
@@ -62,7 +62,7 @@ mutation DecideItem($token: String!) {
 # Open a second GraphiQL tab, run WatchQueue there, then run the mutations above in this one.
 subscription WatchQueue {
   queueEvents {
-    sequence type actor occurredAt serverNow leaseExpiresAt
+    sequence type actor occurredAt serverTime leaseExpiresAt
     item { batchId recordId status claimState claimedBy }
   }
 }

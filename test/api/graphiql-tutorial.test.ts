@@ -109,9 +109,9 @@ describe('GraphiQL tutorial document', () => {
       });
 
       // 3. tanaka's key: ClaimItem, then RenewLease and DecideItem with the token in Variables.
-      const claim = (await run(tanaka, 'ClaimItem')).claimItem as { claimed: boolean; lease: { token: string; holder: string } };
+      const claim = (await run(tanaka, 'ClaimItem')).claimItem as { claimed: boolean; lease: { token: string; claimedBy: string } };
       expect(claim.claimed).toBe(true);
-      expect(claim.lease.holder).toBe('tanaka');
+      expect(claim.lease.claimedBy).toBe('tanaka');
       expect(claim.lease.token).toMatch(/^lh_[A-Za-z0-9_-]{32}$/);
 
       expect((await run(tanaka, 'ClaimItem')).claimItem).toMatchObject({ claimed: false, item: null, lease: null });

@@ -176,12 +176,12 @@ describe('the dashboard against a server process', () => {
     const shown = await feedSequences(page);
     expect(shown.length).toBeGreaterThan(0);
     // What the page asks for on the new connection: the feed must resume after the last event it showed.
-    const resubscribed: { after?: number }[] = [];
+    const resubscribed: { afterSequence?: number }[] = [];
     page.on('websocket', (socket) =>
       socket.on('framesent', ({ payload }) => {
         const message = JSON.parse(String(payload)) as {
           type: string;
-          payload?: { query: string; variables?: { after?: number; filter?: unknown } };
+          payload?: { query: string; variables?: { afterSequence?: number; filter?: unknown } };
         };
         const variables = message.payload?.variables;
         if (message.type === 'subscribe' && message.payload?.query.includes('queueEvents') && variables?.filter === null)
@@ -213,7 +213,7 @@ describe('the dashboard against a server process', () => {
     await waitForText(page.locator('#stat-pending'), '2');
     await page.locator('tr[data-record="b1/C-004"]').waitFor();
 
-    expect(resubscribed[0]?.after).toBe(Math.max(...shown));
+    expect(resubscribed[0]?.afterSequence).toBe(Math.max(...shown));
 
     const history = await historySequences(server.url, watcher);
     const latest = history.at(-1) as number;

@@ -1048,8 +1048,8 @@ describe('slow subscribers', () => {
         () => null,
         (thrown: unknown) => thrown as GraphQLError,
       );
-      expect(error?.extensions).toEqual({ code: 'SUBSCRIBER_TOO_SLOW', after: start });
-      expect(error?.message).toContain(`after: ${start}`);
+      expect(error?.extensions).toEqual({ code: 'SUBSCRIBER_TOO_SLOW', afterSequence: start, after: start });
+      expect(error?.message).toContain(`afterSequence: ${start}`);
       expect(await slow.next()).toEqual({ done: true, value: undefined });
 
       // Under its own limit, a stream that paused loses nothing.

@@ -202,11 +202,16 @@ export type ItemFilter = {
   batchId?: string | null | undefined;
   /** Only items in this claim state (server clock). */
   claimState?: ClaimState | null | undefined;
+  /** Only items this reviewer holds under an unexpired lease. */
+  claimedBy?: string | null | undefined;
   /** Only items created at or after this instant. */
   createdAfter?: string | null | undefined;
   /** Only items created before this instant. */
   createdBefore?: string | null | undefined;
-  /** Only items this reviewer holds under an unexpired lease. */
+  /**
+   * Only items this reviewer holds under an unexpired lease.
+   * @deprecated Renamed to `claimedBy`; this name will be removed in the next release.
+   */
   holder?: string | null | undefined;
   /** Only items with this status. */
   status?: ItemStatus | null | undefined;

@@ -80,19 +80,19 @@ export const StatsSubscription = graphql(`
       rejected
       oldestPendingCreatedAt
       sequence
-      serverNow
+      serverTime
     }
   }
 `);
 
 export const EventsSubscription = graphql(`
-  subscription DashboardEvents($after: Int, $filter: QueueEventFilter) {
-    queueEvents(after: $after, filter: $filter) {
+  subscription DashboardEvents($afterSequence: Int, $filter: QueueEventFilter) {
+    queueEvents(afterSequence: $afterSequence, filter: $filter) {
       sequence
       type
       occurredAt
       actor
-      serverNow
+      serverTime
       toStatus
       leaseExpiresAt
       item {

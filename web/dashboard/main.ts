@@ -165,7 +165,7 @@ class Session {
     this.unsubscribe.push(
       this.api.subscribe(StatsSubscription, () => ({}), {
         next: (data) => {
-          this.clock.observe(data.queueStats.serverNow);
+          this.clock.observe(data.queueStats.serverTime);
           this.stats = data.queueStats;
           this.renderStats();
         },
@@ -398,7 +398,7 @@ class Session {
     this.feedUnsubscribe = this.api.subscribe(
       EventsSubscription,
       // Read again on every reconnection: the stream resumes after the last event shown, with no gap.
-      () => ({ after: this.feedLast, filter: batchId ? { batchId } : null }),
+      () => ({ afterSequence: this.feedLast, filter: batchId ? { batchId } : null }),
       {
         next: (data) => this.onFeedEvent(data.queueEvents),
         error: (message) => this.problem(`The event feed stopped: ${message}`),
@@ -407,7 +407,7 @@ class Session {
   }
 
   private onFeedEvent(event: QueueEvent): void {
-    this.clock.observe(event.serverNow);
+    this.clock.observe(event.serverTime);
     // The server never repeats an event after `after`; this guards the page against a resend all the same.
     if (event.sequence <= this.feedLast) return;
     this.feedLast = event.sequence;
@@ -458,16 +458,20 @@ class Session {
   private async startChart(latest: number): Promise<void> {
     this.chartUnsubscribe?.();
     this.chartLast = latest;
-    this.chartUnsubscribe = this.api.subscribe(EventsSubscription, () => ({ after: this.chartLast, filter: { types: CHART_TYPES } }), {
-      next: (data) => {
-        const event = data.queueEvents;
-        this.clock.observe(event.serverNow);
-        this.chartLast = Math.max(this.chartLast, event.sequence);
-        this.addChartEvent(event.sequence, event.type, event.occurredAt);
-        this.renderChart();
+    this.chartUnsubscribe = this.api.subscribe(
+      EventsSubscription,
+      () => ({ afterSequence: this.chartLast, filter: { types: CHART_TYPES } }),
+      {
+        next: (data) => {
+          const event = data.queueEvents;
+          this.clock.observe(event.serverTime);
+          this.chartLast = Math.max(this.chartLast, event.sequence);
+          this.addChartEvent(event.sequence, event.type, event.occurredAt);
+          this.renderChart();
+        },
+        error: (message) => this.problem(`The chart stopped: ${message}`),
       },
-      error: (message) => this.problem(`The chart stopped: ${message}`),
-    });
+    );
     let before: string | null = null;
     for (let page = 0; page < CHART_PAGES && !this.stopped; page++) {
       const data: DashboardChartHistoryQuery = await this.api.query(ChartHistoryQuery, { before }, (now, sentAt) =>

@@ -3,6 +3,7 @@
 import { shownDetails } from '../../domain/events.js';
 import type { FeedEvent } from '../../events/feed.js';
 import { findEventsByIds, findItemsByIds } from '../../services/queries.js';
+import { renamedTo } from '../aliases.js';
 import { builder } from '../builder.js';
 import { loadByIds } from '../loaders.js';
 import { EventRef, EventTypeEnum, ItemRef, ItemStatusEnum } from './refs.js';
@@ -29,9 +30,15 @@ builder.node(EventRef, {
         return event.itemId === null ? null : findItemsByIds(context, [event.itemId]).then((items) => items[0] ?? null);
       },
     }),
+    serverTime: t.field({
+      type: 'DateTime',
+      description: 'The server clock as this payload was produced: count lease time down against it, not the client clock.',
+      resolve: (_event, _args, context) => context.clock.now(),
+    }),
     serverNow: t.field({
       type: 'DateTime',
       description: 'The server clock as this payload was produced: count lease time down against it, not the client clock.',
+      deprecationReason: renamedTo('serverTime'),
       resolve: (_event, _args, context) => context.clock.now(),
     }),
     categoryName: t.exposeString('categoryName', { nullable: true, description: 'The category changed, for category events.' }),

@@ -19,16 +19,16 @@ type Documents = {
     "\n  query DashboardLatestEvent {\n    serverTime\n    events(last: 1) {\n      edges {\n        node {\n          sequence\n        }\n      }\n    }\n  }\n": typeof types.DashboardLatestEventDocument,
     "\n  query DashboardItems($filter: ItemFilter, $first: Int) {\n    serverTime\n    items(filter: $filter, first: $first) {\n      edges {\n        node {\n          id\n          batchId\n          recordId\n          proposedCategory\n          status\n          claimState\n          claimedBy\n          leaseExpiresAt\n          finalCategory\n          reviewedBy\n        }\n      }\n      pageInfo {\n        hasNextPage\n      }\n    }\n  }\n": typeof types.DashboardItemsDocument,
     "\n  query DashboardChartHistory($before: String) {\n    serverTime\n    events(last: 100, before: $before, filter: { types: [ITEM_DECIDED, LEASE_EXPIRED] }) {\n      edges {\n        node {\n          sequence\n          type\n          occurredAt\n        }\n      }\n      pageInfo {\n        hasPreviousPage\n        startCursor\n      }\n    }\n  }\n": typeof types.DashboardChartHistoryDocument,
-    "\n  subscription DashboardStats {\n    queueStats {\n      pending\n      unclaimed\n      activeLeases\n      expiredLeases\n      accepted\n      corrected\n      rejected\n      oldestPendingCreatedAt\n      sequence\n      serverNow\n    }\n  }\n": typeof types.DashboardStatsDocument,
-    "\n  subscription DashboardEvents($after: Int, $filter: QueueEventFilter) {\n    queueEvents(after: $after, filter: $filter) {\n      sequence\n      type\n      occurredAt\n      actor\n      serverNow\n      toStatus\n      leaseExpiresAt\n      item {\n        batchId\n        recordId\n      }\n    }\n  }\n": typeof types.DashboardEventsDocument,
+    "\n  subscription DashboardStats {\n    queueStats {\n      pending\n      unclaimed\n      activeLeases\n      expiredLeases\n      accepted\n      corrected\n      rejected\n      oldestPendingCreatedAt\n      sequence\n      serverTime\n    }\n  }\n": typeof types.DashboardStatsDocument,
+    "\n  subscription DashboardEvents($afterSequence: Int, $filter: QueueEventFilter) {\n    queueEvents(afterSequence: $afterSequence, filter: $filter) {\n      sequence\n      type\n      occurredAt\n      actor\n      serverTime\n      toStatus\n      leaseExpiresAt\n      item {\n        batchId\n        recordId\n      }\n    }\n  }\n": typeof types.DashboardEventsDocument,
 };
 const documents: Documents = {
     "\n  query DashboardViewer {\n    serverTime\n    viewer {\n      name\n      roles\n    }\n  }\n": types.DashboardViewerDocument,
     "\n  query DashboardLatestEvent {\n    serverTime\n    events(last: 1) {\n      edges {\n        node {\n          sequence\n        }\n      }\n    }\n  }\n": types.DashboardLatestEventDocument,
     "\n  query DashboardItems($filter: ItemFilter, $first: Int) {\n    serverTime\n    items(filter: $filter, first: $first) {\n      edges {\n        node {\n          id\n          batchId\n          recordId\n          proposedCategory\n          status\n          claimState\n          claimedBy\n          leaseExpiresAt\n          finalCategory\n          reviewedBy\n        }\n      }\n      pageInfo {\n        hasNextPage\n      }\n    }\n  }\n": types.DashboardItemsDocument,
     "\n  query DashboardChartHistory($before: String) {\n    serverTime\n    events(last: 100, before: $before, filter: { types: [ITEM_DECIDED, LEASE_EXPIRED] }) {\n      edges {\n        node {\n          sequence\n          type\n          occurredAt\n        }\n      }\n      pageInfo {\n        hasPreviousPage\n        startCursor\n      }\n    }\n  }\n": types.DashboardChartHistoryDocument,
-    "\n  subscription DashboardStats {\n    queueStats {\n      pending\n      unclaimed\n      activeLeases\n      expiredLeases\n      accepted\n      corrected\n      rejected\n      oldestPendingCreatedAt\n      sequence\n      serverNow\n    }\n  }\n": types.DashboardStatsDocument,
-    "\n  subscription DashboardEvents($after: Int, $filter: QueueEventFilter) {\n    queueEvents(after: $after, filter: $filter) {\n      sequence\n      type\n      occurredAt\n      actor\n      serverNow\n      toStatus\n      leaseExpiresAt\n      item {\n        batchId\n        recordId\n      }\n    }\n  }\n": types.DashboardEventsDocument,
+    "\n  subscription DashboardStats {\n    queueStats {\n      pending\n      unclaimed\n      activeLeases\n      expiredLeases\n      accepted\n      corrected\n      rejected\n      oldestPendingCreatedAt\n      sequence\n      serverTime\n    }\n  }\n": types.DashboardStatsDocument,
+    "\n  subscription DashboardEvents($afterSequence: Int, $filter: QueueEventFilter) {\n    queueEvents(afterSequence: $afterSequence, filter: $filter) {\n      sequence\n      type\n      occurredAt\n      actor\n      serverTime\n      toStatus\n      leaseExpiresAt\n      item {\n        batchId\n        recordId\n      }\n    }\n  }\n": types.DashboardEventsDocument,
 };
 
 /**
@@ -50,11 +50,11 @@ export function graphql(source: "\n  query DashboardChartHistory($before: String
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
-export function graphql(source: "\n  subscription DashboardStats {\n    queueStats {\n      pending\n      unclaimed\n      activeLeases\n      expiredLeases\n      accepted\n      corrected\n      rejected\n      oldestPendingCreatedAt\n      sequence\n      serverNow\n    }\n  }\n"): typeof import('./graphql.js').DashboardStatsDocument;
+export function graphql(source: "\n  subscription DashboardStats {\n    queueStats {\n      pending\n      unclaimed\n      activeLeases\n      expiredLeases\n      accepted\n      corrected\n      rejected\n      oldestPendingCreatedAt\n      sequence\n      serverTime\n    }\n  }\n"): typeof import('./graphql.js').DashboardStatsDocument;
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
-export function graphql(source: "\n  subscription DashboardEvents($after: Int, $filter: QueueEventFilter) {\n    queueEvents(after: $after, filter: $filter) {\n      sequence\n      type\n      occurredAt\n      actor\n      serverNow\n      toStatus\n      leaseExpiresAt\n      item {\n        batchId\n        recordId\n      }\n    }\n  }\n"): typeof import('./graphql.js').DashboardEventsDocument;
+export function graphql(source: "\n  subscription DashboardEvents($afterSequence: Int, $filter: QueueEventFilter) {\n    queueEvents(afterSequence: $afterSequence, filter: $filter) {\n      sequence\n      type\n      occurredAt\n      actor\n      serverTime\n      toStatus\n      leaseExpiresAt\n      item {\n        batchId\n        recordId\n      }\n    }\n  }\n"): typeof import('./graphql.js').DashboardEventsDocument;
 
 
 export function graphql(source: string) {

@@ -88,11 +88,16 @@ export type ItemFilter = {
   batchId?: string | null | undefined;
   /** Only items in this claim state (server clock). */
   claimState?: ClaimState | null | undefined;
+  /** Only items this reviewer holds under an unexpired lease. */
+  claimedBy?: string | null | undefined;
   /** Only items created at or after this instant. */
   createdAfter?: string | null | undefined;
   /** Only items created before this instant. */
   createdBefore?: string | null | undefined;
-  /** Only items this reviewer holds under an unexpired lease. */
+  /**
+   * Only items this reviewer holds under an unexpired lease.
+   * @deprecated Renamed to `claimedBy`; this name will be removed in the next release.
+   */
   holder?: string | null | undefined;
   /** Only items with this status. */
   status?: ItemStatus | null | undefined;
@@ -165,15 +170,15 @@ export type DashboardChartHistoryQuery = { serverTime: string, events: { edges: 
 export type DashboardStatsSubscriptionVariables = Exact<{ [key: string]: never; }>;
 
 
-export type DashboardStatsSubscription = { queueStats: { pending: number, unclaimed: number, activeLeases: number, expiredLeases: number, accepted: number, corrected: number, rejected: number, oldestPendingCreatedAt: string | null, sequence: number, serverNow: string } };
+export type DashboardStatsSubscription = { queueStats: { pending: number, unclaimed: number, activeLeases: number, expiredLeases: number, accepted: number, corrected: number, rejected: number, oldestPendingCreatedAt: string | null, sequence: number, serverTime: string } };
 
 export type DashboardEventsSubscriptionVariables = Exact<{
-  after?: number | null | undefined;
+  afterSequence?: number | null | undefined;
   filter?: QueueEventFilter | null | undefined;
 }>;
 
 
-export type DashboardEventsSubscription = { queueEvents: { sequence: number, type: EventType, occurredAt: string, actor: string, serverNow: string, toStatus: ItemStatus | null, leaseExpiresAt: string | null, item: { batchId: string, recordId: string } | null } };
+export type DashboardEventsSubscription = { queueEvents: { sequence: number, type: EventType, occurredAt: string, actor: string, serverTime: string, toStatus: ItemStatus | null, leaseExpiresAt: string | null, item: { batchId: string, recordId: string } | null } };
 
 export class TypedDocumentString<TResult, TVariables>
   extends String
@@ -273,18 +278,18 @@ export const DashboardStatsDocument = new TypedDocumentString(`
     rejected
     oldestPendingCreatedAt
     sequence
-    serverNow
+    serverTime
   }
 }
     `) as unknown as TypedDocumentString<DashboardStatsSubscription, DashboardStatsSubscriptionVariables>;
 export const DashboardEventsDocument = new TypedDocumentString(`
-    subscription DashboardEvents($after: Int, $filter: QueueEventFilter) {
-  queueEvents(after: $after, filter: $filter) {
+    subscription DashboardEvents($afterSequence: Int, $filter: QueueEventFilter) {
+  queueEvents(afterSequence: $afterSequence, filter: $filter) {
     sequence
     type
     occurredAt
     actor
-    serverNow
+    serverTime
     toStatus
     leaseExpiresAt
     item {
