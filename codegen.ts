@@ -29,7 +29,8 @@ const config: CodegenConfig = {
     'web/dashboard/gql/': {
       documents: ['web/dashboard/**/*.ts', '!web/dashboard/gql/**'],
       preset: 'client',
-      presetConfig: { fragmentMasking: false },
+      // persisted-documents.json: the dashboard's trusted documents by hash (PERSISTED_OPERATIONS, docs/clients.md).
+      presetConfig: { fragmentMasking: false, persistedDocuments: true },
       config: {
         scalars,
         enumsAsTypes: true,

@@ -15,6 +15,7 @@ import { schema } from './graphql/schema.js';
 import { limitSubscriptions } from './graphql/subscription-limits.js';
 import { BodyChecks } from './http/body-checks.js';
 import { closeGracefully, listen } from './http/listener.js';
+import { loadManifests } from './http/persisted-operations.js';
 import { createGraphQLYoga } from './http/yoga.js';
 import type { Logger } from './logger.js';
 import { Metrics } from './metrics.js';
@@ -36,6 +37,7 @@ export interface AppOptions {
         | 'jwt'
         | 'approvalPolicies'
         | 'subscriptionLimits'
+        | 'persistedOperations'
       >
     >;
   logger: Logger;
@@ -76,6 +78,9 @@ export function createApp(options: AppOptions): App {
   const failedAuthentications = new RateLimiter(FAILED_AUTHENTICATION_LIMIT, clock);
   // Large bodies and WebSocket messages are checked on a worker thread before they are parsed (see body-checks.ts).
   const bodyChecks = new BodyChecks(schema, logger);
+  // Trusted documents, the same on every transport (PERSISTED_OPERATIONS; off unless configured).
+  const mode = config.persistedOperations?.mode ?? 'off';
+  const persisted = { mode, manifest: loadManifests(mode === 'off' ? [] : (config.persistedOperations?.manifests ?? [])) };
   const yoga = createGraphQLYoga({
     db,
     clock,
@@ -88,6 +93,7 @@ export function createApp(options: AppOptions): App {
     writeHealth,
     failedAuthentications,
     bodyChecks,
+    persisted,
   });
   const server = createServer(yoga);
   const webSockets = serveGraphQLOverWebSocket({
@@ -100,6 +106,7 @@ export function createApp(options: AppOptions): App {
     maxMessageBytes: config.maxBodyBytes,
     failedAuthentications,
     bodyChecks,
+    persisted,
   });
 
   // A revoked key stops working at once, whichever process revoked it, and the connections it opened end.

@@ -1,8 +1,11 @@
 // Configuration: read from the environment once, validated, with documented defaults.
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { DEFAULT_POLICIES, type Policies } from './domain/proposal.js';
 
+/** The dashboard's trusted documents, written by `npm run codegen` next to its typed documents (the same path from src/ and dist/). */
+const DASHBOARD_MANIFEST = fileURLToPath(new URL('../web/dashboard/gql/persisted-documents.json', import.meta.url));
 export const DEFAULT_DATABASE_URL = 'file:./data/leasehold.db';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -18,6 +21,9 @@ const schema = z.object({
   POSTGRES_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(5_000),
   SQLITE_SYNCHRONOUS: z.enum(['NORMAL', 'FULL']).default('NORMAL'),
   GRAPHIQL: z.enum(['true', 'false']).default('true'),
+  PERSISTED_OPERATIONS: z.enum(['off', 'allow', 'require']).default('allow'),
+  /** Comma-separated manifest files (codegen's persisted-documents.json); empty: the dashboard's own. */
+  PERSISTED_OPERATIONS_MANIFESTS: z.string().default(''),
   METRICS: z.enum(['true', 'false']).default('true'),
   LEASE_WARNING_SECONDS: z.coerce.number().int().min(0).max(3600).default(60),
   FEED_POLL_MS: z.coerce.number().int().min(1).max(10_000).default(20),
@@ -124,6 +130,8 @@ export interface Config {
   connectTimeoutMs: number;
   synchronous: 'NORMAL' | 'FULL';
   graphiql: boolean;
+  /** Trusted documents: the mode, and the manifests' files (the dashboard's first). */
+  persistedOperations: { mode: 'off' | 'allow' | 'require'; manifests: string[] };
   /** Serve Prometheus metrics at GET /metrics (without authentication); otherwise it answers 404. */
   metrics: boolean;
   /** Largest accepted request body; 500 items with 1000-character reasons in UTF-8 fit in the default 2 MiB. */
@@ -290,6 +298,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     connectTimeoutMs: values.POSTGRES_CONNECT_TIMEOUT_MS,
     synchronous: values.SQLITE_SYNCHRONOUS,
     graphiql: values.GRAPHIQL === 'true',
+    persistedOperations: {
+      mode: values.PERSISTED_OPERATIONS,
+      manifests: [
+        DASHBOARD_MANIFEST,
+        ...values.PERSISTED_OPERATIONS_MANIFESTS.split(',')
+          .map((file) => file.trim())
+          .filter((file) => file !== ''),
+      ],
+    },
     metrics: values.METRICS === 'true',
     maxBodyBytes: values.MAX_BODY_BYTES,
     leaseWarningSeconds: values.LEASE_WARNING_SECONDS,

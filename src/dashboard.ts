@@ -37,11 +37,18 @@ const SECURITY_HEADERS = {
   'cache-control': 'no-cache',
 };
 
+const PERSISTED_META = '<meta name="leasehold-persisted-operations" content="off" />';
+const persistedMeta = (mode: string) => `<meta name="leasehold-persisted-operations" content="${mode}" />`;
+
 /**
  * Serves the dashboard without a credential, like GraphiQL's page: it holds no data, and every API call
  * it makes carries the key the user enters.
  */
-export function dashboard(logger: Logger, directory = DASHBOARD_DIRECTORY): Plugin {
+export function dashboard(
+  logger: Logger,
+  directory = DASHBOARD_DIRECTORY,
+  persistedOperations: 'off' | 'allow' | 'require' = 'off',
+): Plugin {
   return {
     async onRequest({ request, url, endResponse, fetchAPI }) {
       if (url.pathname === '/dashboard/') {
@@ -68,6 +75,9 @@ export function dashboard(logger: Logger, directory = DASHBOARD_DIRECTORY): Plug
         );
         return;
       }
+      // The page sends its documents by hash when the server keeps their manifest (src/http/persisted-operations.ts).
+      if (entry.file === 'index.html')
+        body = Buffer.from(body.toString('utf8').replace(PERSISTED_META, persistedMeta(persistedOperations)));
       endResponse(
         new fetchAPI.Response(request.method === 'HEAD' ? null : new Uint8Array(body), {
           headers: { 'content-type': entry.type, 'content-length': String(body.length), ...SECURITY_HEADERS },

@@ -36,6 +36,7 @@ import { renderGraphiQLPage } from './graphiql-page.js';
 import { landingPage } from './landing-page.js';
 import { metricsEndpoint } from './metrics-endpoint.js';
 import { operationContext } from './operation-context.js';
+import { type Manifest, type PersistedOperationsMode, persistedOperations } from './persisted-operations.js';
 import { readiness } from './readiness.js';
 import { requestIds } from './request-ids.js';
 import { bodyLimit, queryLimits, requestShape } from './request-limits.js';
@@ -60,6 +61,8 @@ export interface GraphQLYogaOptions {
   failedAuthentications?: RateLimiter;
   /** Where large bodies are checked before they are parsed (none: every body is parsed on the event loop). */
   bodyChecks?: BodyChecks;
+  /** Trusted documents (see persisted-operations.ts); default: off. */
+  persisted?: { mode: PersistedOperationsMode; manifest: Manifest };
 }
 
 export function createGraphQLYoga(options: GraphQLYogaOptions): GraphQLYoga {
@@ -99,7 +102,7 @@ export function createGraphQLYoga(options: GraphQLYogaOptions): GraphQLYoga {
     plugins: [
       requestIds(logger, ids),
       crossOrigin(config.corsOrigins ?? []),
-      dashboard(logger),
+      dashboard(logger, undefined, options.persisted?.mode),
       landingPage({ graphiql: config.graphiql }),
       authentication({
         authenticator,
@@ -114,6 +117,7 @@ export function createGraphQLYoga(options: GraphQLYogaOptions): GraphQLYoga {
       bodyLimit(config.maxBodyBytes),
       ...(options.bodyChecks ? [offThreadBodyChecks(options.bodyChecks)] : []),
       requestShape(),
+      ...(options.persisted ? persistedOperations(options.persisted.mode, options.persisted.manifest, principals) : []),
       csrfPrevention(logger),
       queryLimits(),
       // A variable holding a huge list is refused before graphql-js coerces it (src/graphql/list-limits.ts).

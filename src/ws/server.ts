@@ -18,6 +18,7 @@ import { databaseUnavailableError } from '../graphql/errors.js';
 import { variableListsRefusal } from '../graphql/list-limits.js';
 import { connectionRefusal } from '../graphql/subscription-limits.js';
 import type { BodyChecks } from '../http/body-checks.js';
+import { documentOnSocket, type Manifest, type PersistedOperationsMode } from '../http/persisted-operations.js';
 import { MAX_DOCUMENT_CHARS } from '../http/request-limits.js';
 import type { Logger } from '../logger.js';
 import { releaseLease } from '../services/leases.js';
@@ -40,6 +41,8 @@ export interface GraphQLWebSocketOptions {
   failedAuthentications?: RateLimiter;
   /** Where large messages are checked before graphql-ws parses them (see src/ws/large-messages.ts). */
   bodyChecks?: BodyChecks;
+  /** Trusted documents (see src/http/persisted-operations.ts); default: off. */
+  persisted?: { mode: PersistedOperationsMode; manifest: Manifest };
 }
 
 export interface GraphQLWebSockets {
@@ -62,6 +65,7 @@ function isSubscription(query: string, operationName: string | null | undefined)
 
 export function serveGraphQLOverWebSocket(options: GraphQLWebSocketOptions): GraphQLWebSockets {
   const { server, yoga, authenticator, db, clock, logger, maxMessageBytes, failedAuthentications, bodyChecks } = options;
+  const persisted = options.persisted ?? { mode: 'off', manifest: new Map() };
   // Each message a client sends is handled on a turn of the event loop of its own: parsing one of up to
   // MAX_BODY_BYTES takes ~10 ms, and a client sending five in one write would otherwise hold the loop for all.
   const sockets = new WebSocketServer({ server, path: '/graphql', maxPayload: maxMessageBytes, allowSynchronousEvents: false });
@@ -133,6 +137,10 @@ export function serveGraphQLOverWebSocket(options: GraphQLWebSocketOptions): Gra
           closeConnection(ctx.extra.socket, CLOSE_UNAUTHORIZED, 'Unauthorized: the credential is no longer valid.');
           return [new GraphQLError('The credential is no longer valid.', { extensions: { code: 'UNAUTHENTICATED' } })];
         }
+        // Trusted documents (PERSISTED_OPERATIONS): the manifest's text for the hash given, as over HTTP.
+        const trusted = documentOnSocket(persisted.mode, persisted.manifest, params, connection.principal);
+        if (trusted instanceof GraphQLError) return [trusted];
+        const operation = { ...params, query: trusted };
         const {
           schema: enveloped,
           execute,
@@ -144,7 +152,7 @@ export function serveGraphQLOverWebSocket(options: GraphQLWebSocketOptions): Gra
           ...ctx,
           req: ctx.extra.request,
           socket: ctx.extra.socket,
-          params,
+          params: operation,
           connection,
           // Direct delivery (src/graphql/direct-delivery.ts) writes this subscription's `next` frames itself.
           subscriptionId: id,
@@ -153,9 +161,9 @@ export function serveGraphQLOverWebSocket(options: GraphQLWebSocketOptions): Gra
         try {
           const args: ExecutionArgs = {
             schema: enveloped,
-            operationName: params.operationName,
-            document: parse(params.query),
-            variableValues: params.variables,
+            operationName: operation.operationName,
+            document: parse(operation.query),
+            variableValues: operation.variables,
             contextValue: await contextFactory(),
             rootValue: { execute, subscribe },
           };

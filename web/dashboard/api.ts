@@ -23,6 +23,17 @@ export interface ApiOptions {
   key: string;
   /** Every change of the WebSocket's state; `live` after a reconnection means missed pushes must be caught up. */
   onState(state: ConnectionState, reconnected: boolean): void;
+  /**
+   * The server takes trusted documents by hash (PERSISTED_OPERATIONS allow or require, told by the page):
+   * queries go as the hash alone, subscriptions as their text and hash (the server runs its own text for it).
+   */
+  persisted: boolean;
+}
+
+/** What identifies a document to a server that keeps the dashboard's manifest. */
+function persistedQuery(document: { __meta__?: Record<string, unknown> }): { persistedQuery: { version: 1; sha256Hash: string } } | null {
+  const hash = document.__meta__?.hash;
+  return typeof hash === 'string' ? { persistedQuery: { version: 1, sha256Hash: hash } } : null;
 }
 
 export interface Sink<T> {
@@ -88,6 +99,12 @@ export class Api {
     });
   }
 
+  /** A query's body: its hash alone to a server that knows the manifest, else its text. */
+  private requestBody<Result, Variables>(document: TypedDocumentString<Result, Variables>, variables: Variables) {
+    const extensions = this.options.persisted ? persistedQuery(document) : null;
+    return extensions ? { variables, extensions } : { query: document.toString(), variables };
+  }
+
   /** Runs a query over HTTP. Rejects with RefusedError on 401, with an Error for anything else that went wrong. */
   async query<Result, Variables>(
     document: TypedDocumentString<Result, Variables>,
@@ -98,7 +115,7 @@ export class Api {
     const response = await fetch(this.options.endpoint, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/json', authorization: this.authorization },
-      body: JSON.stringify({ query: document.toString(), variables }),
+      body: JSON.stringify(this.requestBody(document, variables)),
     });
     const body = (await response.json().catch(() => null)) as { data?: Result | null; errors?: { message: string }[] } | null;
     if (response.status === 401) throw new RefusedError(body?.errors?.[0]?.message ?? 'It answered HTTP 401.');
@@ -119,8 +136,10 @@ export class Api {
     variables: () => Variables,
     sink: Sink<Result>,
   ): () => void {
+    const extensions = this.options.persisted ? persistedQuery(document) : null;
     const payload = {
       query: document.toString(),
+      ...(extensions ? { extensions } : {}),
       // graphql-ws sends this same object again on every reconnection; the getter makes that send current.
       get variables() {
         return variables() as Record<string, unknown>;

@@ -32,6 +32,9 @@ const ANNOUNCE_EVERY_MS = 15_000;
 const CHART_PAGES = 50;
 
 const ENDPOINT = new URL('graphql', window.location.href);
+/** Whether the server takes trusted documents by hash: the page says so (src/dashboard.ts writes the server's PERSISTED_OPERATIONS). */
+const PERSISTED_OPERATIONS =
+  (document.querySelector('meta[name="leasehold-persisted-operations"]')?.getAttribute('content') ?? 'off') !== 'off';
 const STATUSES: readonly ItemStatus[] = ['PENDING', 'ACCEPTED', 'CORRECTED', 'REJECTED'];
 const CHART_TYPES: ChartEventType[] & EventType[] = ['ITEM_DECIDED', 'LEASE_EXPIRED'];
 
@@ -149,7 +152,12 @@ class Session {
     key: string,
     private readonly onRefused: (message: string) => void,
   ) {
-    this.api = new Api({ endpoint: ENDPOINT, key, onState: (state, reconnected) => this.onConnection(state, reconnected) });
+    this.api = new Api({
+      endpoint: ENDPOINT,
+      key,
+      onState: (state, reconnected) => this.onConnection(state, reconnected),
+      persisted: PERSISTED_OPERATIONS,
+    });
   }
 
   /** Checks the key with one query; resolves to the viewer's name and roles, or rejects (RefusedError for a refused key). */

@@ -207,7 +207,7 @@ export const DashboardViewerDocument = new TypedDocumentString(`
     roles
   }
 }
-    `) as unknown as TypedDocumentString<DashboardViewerQuery, DashboardViewerQueryVariables>;
+    `, {"hash":"sha256:40d5f16410d99da3953f521b015825ce451f23036066d344edabd11bd3158022"}) as unknown as TypedDocumentString<DashboardViewerQuery, DashboardViewerQueryVariables>;
 export const DashboardLatestEventDocument = new TypedDocumentString(`
     query DashboardLatestEvent {
   serverTime
@@ -219,7 +219,7 @@ export const DashboardLatestEventDocument = new TypedDocumentString(`
     }
   }
 }
-    `) as unknown as TypedDocumentString<DashboardLatestEventQuery, DashboardLatestEventQueryVariables>;
+    `, {"hash":"sha256:7ff8fabdf65ef4772087f184b7c4039ccd0aba2ab13fc5eae332fad8245ec300"}) as unknown as TypedDocumentString<DashboardLatestEventQuery, DashboardLatestEventQueryVariables>;
 export const DashboardItemsDocument = new TypedDocumentString(`
     query DashboardItems($filter: ItemFilter, $first: Int) {
   serverTime
@@ -243,7 +243,7 @@ export const DashboardItemsDocument = new TypedDocumentString(`
     }
   }
 }
-    `) as unknown as TypedDocumentString<DashboardItemsQuery, DashboardItemsQueryVariables>;
+    `, {"hash":"sha256:cfd2dab236e2ba1b36771c37691882cb9792ba633647eea125594bcc5ae3cdb5"}) as unknown as TypedDocumentString<DashboardItemsQuery, DashboardItemsQueryVariables>;
 export const DashboardChartHistoryDocument = new TypedDocumentString(`
     query DashboardChartHistory($before: String) {
   serverTime
@@ -265,7 +265,7 @@ export const DashboardChartHistoryDocument = new TypedDocumentString(`
     }
   }
 }
-    `) as unknown as TypedDocumentString<DashboardChartHistoryQuery, DashboardChartHistoryQueryVariables>;
+    `, {"hash":"sha256:467c7de78e56e97c471dc295a35d04012b6cba74f2b428f2ad4cbb84f5398d03"}) as unknown as TypedDocumentString<DashboardChartHistoryQuery, DashboardChartHistoryQueryVariables>;
 export const DashboardStatsDocument = new TypedDocumentString(`
     subscription DashboardStats {
   queueStats {
@@ -281,7 +281,7 @@ export const DashboardStatsDocument = new TypedDocumentString(`
     serverTime
   }
 }
-    `) as unknown as TypedDocumentString<DashboardStatsSubscription, DashboardStatsSubscriptionVariables>;
+    `, {"hash":"sha256:e12830c8c3f756c97b3e4b6c2ce9593bf564f1d356dacf2a59db1b7dd39613c9"}) as unknown as TypedDocumentString<DashboardStatsSubscription, DashboardStatsSubscriptionVariables>;
 export const DashboardEventsDocument = new TypedDocumentString(`
     subscription DashboardEvents($afterSequence: Int, $filter: QueueEventFilter) {
   queueEvents(afterSequence: $afterSequence, filter: $filter) {
@@ -298,4 +298,4 @@ export const DashboardEventsDocument = new TypedDocumentString(`
     }
   }
 }
-    `) as unknown as TypedDocumentString<DashboardEventsSubscription, DashboardEventsSubscriptionVariables>;
+    `, {"hash":"sha256:0cd41a2b23d6f8aff7b42c805894db3e440e0a6448867cd48894df8888e19abb"}) as unknown as TypedDocumentString<DashboardEventsSubscription, DashboardEventsSubscriptionVariables>;
