@@ -19,11 +19,36 @@ const TAB_STORAGE = `<script>
     let headers = storage.getItem('graphiql:headers');
     let pending = 0;
     const refetch = () => document.querySelector('button[aria-label^="Re-fetch GraphQL schema"]')?.click();
+    // A new tab ("+") opens with GraphiQL's default headers (none): it is given the headers of the tab it was
+    // opened from, typed into its Headers pane as a user would (GraphiQL then keeps them with the tab).
+    // GraphiQL saves every tab, the one left with what its editors hold, as it opens a new one.
+    let before = JSON.parse(storage.getItem('graphiql:tabState') ?? 'null');
+    const carryHeaders = (state) => {
+      const count = state?.tabs?.length ?? 0;
+      const opened = count === (before?.tabs?.length ?? 0) + 1 && state.activeTabIndex === count - 1;
+      const from = state?.tabs?.[before?.activeTabIndex ?? count - 2];
+      before = state;
+      const carried = from?.headers || headers;
+      if (!opened || !carried || state.tabs[count - 1]?.headers) return;
+      setTimeout(() => {
+        const input = document.querySelector('.monaco-editor[data-uri$="headers.json"] textarea');
+        if (!input) return;
+        input.focus();
+        document.execCommand('selectAll');
+        document.execCommand('insertText', false, carried);
+      });
+    };
     const tabStorage = new Proxy(storage, {
       get(target, name) {
         if (name === 'setItem') {
           return (key, value) => {
             target.setItem(key, value);
+            if (key === 'graphiql:tabState') {
+              try {
+                carryHeaders(JSON.parse(value));
+              } catch {}
+              return;
+            }
             if (key !== 'graphiql:headers' || value === headers) return;
             headers = value;
             clearTimeout(pending);

@@ -49,6 +49,35 @@ describe('GraphiQL with a pasted key', () => {
   });
 });
 
+describe('GraphiQL tabs', () => {
+  it('a new tab ("+") opens with the headers of the tab it was opened from, kept with it', async () => {
+    const viewer = await server.as('graphiql-tabs', ['VIEWER']);
+    const context = await browser.newContext();
+    try {
+      const page = await context.newPage();
+      const errors = watchForErrors(page);
+      await page.goto(`${server.url}/graphql`);
+      await page.getByText('Headers', { exact: true }).waitFor({ timeout: 30_000 });
+      await page.getByText('Headers', { exact: true }).click();
+      const headers = `{"authorization": "Bearer ${viewer.key}"}`;
+      const editor = '.monaco-editor[data-uri$="headers.json"]';
+      await replaceEditor(page, editor, headers);
+      await page.getByRole('button', { name: 'New tab' }).click();
+      await page.locator('.graphiql-tab').nth(1).waitFor();
+      // Monaco draws spaces as no-break spaces.
+      const shown = async () => (await page.locator(`${editor} .view-lines`).innerText()).replaceAll('\u00a0', ' ');
+      await expect.poll(shown, { timeout: 5_000 }).toBe(headers);
+      // GraphiQL keeps them with the new tab, as if typed there.
+      await expect
+        .poll(async () => JSON.parse((await page.evaluate(() => sessionStorage.getItem('graphiql:tabState'))) ?? '{}').tabs?.[1]?.headers)
+        .toBe(headers);
+      expect(errors).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+});
+
 describe('GraphiQL subscriptions', () => {
   it('runs WatchQueue with only the Authorization header pasted, and shows an event made elsewhere', async () => {
     const viewer = await server.as('graphiql-viewer', ['VIEWER']);
