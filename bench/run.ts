@@ -498,7 +498,7 @@ async function main(): Promise<number> {
   if (options.write) {
     writeFileSync(
       path.join(ROOT, 'BENCHMARKS.md'),
-      `${renderMarkdown(report)}\n## Command line: one claim, ours against seed A's script\n\n\`npx tsx bench/cli.ts\` (run by \`npm run bench\`), spawn to exit, each claiming from its own database of pending items.\n\n${cli.markdown}\n${liveScale ? `\n${liveScaleMarkdown(liveScale, command, machine, date).join('\n')}` : ''}`,
+      `${renderMarkdown(report)}\n## Command line: claim, show and decide, ours against seed A's script\n\n\`npx tsx bench/cli.ts\` (run by \`npm run bench\`), spawn to exit, each command on its own database of pending items.\n\n${cli.markdown}\n${liveScale ? `\n${liveScaleMarkdown(liveScale, command, machine, date).join('\n')}` : ''}`,
     );
     log('wrote BENCHMARKS.md');
   }
@@ -690,7 +690,7 @@ main().then(
   },
 );
 
-/** Runs bench/cli.ts in its own process and returns its table (the medians of one claim). */
+/** Runs bench/cli.ts in its own process and returns its table (the medians of claim, show and decide). */
 function commandLineTimes(runs: number): { ok: boolean; markdown: string } {
   log(`\ntiming one command-line claim (${runs} runs each: leasehold compiled, leasehold from sources, seed A)…`);
   const result = spawnSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'bench', 'cli.ts'), '--runs', String(runs)], {
