@@ -25,6 +25,14 @@ const config: CodegenConfig = {
       plugins: ['fragment-matcher'],
       config: { apolloClientVersion: 3, useExplicitTyping: true },
     },
+    // The example clients' trusted documents (examples/clients/gql/persisted-documents.json): they send their
+    // operations by these hashes (docs/clients.md).
+    'examples/clients/gql/': {
+      documents: ['examples/clients/operations.ts'],
+      preset: 'client',
+      presetConfig: { fragmentMasking: false, persistedDocuments: true },
+      config: { scalars, enumsAsTypes: true, useTypeImports: true, emitLegacyCommonJSImports: false, documentMode: 'string' },
+    },
     // The browser bundle sends query strings: 'string' documents need no graphql-js at run time.
     'web/dashboard/gql/': {
       documents: ['web/dashboard/**/*.ts', '!web/dashboard/gql/**'],

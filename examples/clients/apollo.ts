@@ -20,6 +20,7 @@ import {
   optionsFromEnvironment,
   type Payload,
   payload,
+  persistedQuery,
   WATCH,
   Watch,
 } from './operations.js';
@@ -35,7 +36,18 @@ export function leaseholdApollo(url: string, key: string): { client: ApolloClien
     connectionParams: { authorization },
     webSocketImpl: WebSocket,
   });
-  const link = ApolloLink.split(({ query }) => isSubscriptionOperation(query), new GraphQLWsLink(socket), http);
+  // Each operation goes by its hash in the examples' manifest: over HTTP without its text, over graphql-ws
+  // with both (graphql-ws needs the text; the server runs the manifest's). A server started with
+  // PERSISTED_OPERATIONS=require and this manifest runs nothing else for these keys.
+  const trusted = new ApolloLink((operation, forward) => {
+    const persisted = persistedQuery(operation.operationName);
+    if (persisted) {
+      operation.extensions.persistedQuery = persisted;
+      operation.setContext({ http: { includeQuery: false, includeExtensions: true } });
+    }
+    return forward(operation);
+  });
+  const link = ApolloLink.from([trusted, ApolloLink.split(({ query }) => isSubscriptionOperation(query), new GraphQLWsLink(socket), http)]);
   const client = new ApolloClient({ link, cache: new InMemoryCache({ possibleTypes: possibleTypes.possibleTypes }) });
   return {
     client,

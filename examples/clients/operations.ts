@@ -1,16 +1,22 @@
 // The operations both example clients run: add an item, claim it, decide it, and watch it happen live.
-// Plain strings, parsed by each client's own `gql`.
+// Plain strings, parsed by each client's own `gql`; `npm run codegen` writes their manifest of trusted
+// documents (gql/persisted-documents.json), and the clients send each operation by its hash there
+// (PERSISTED_OPERATIONS, docs/clients.md). Every selection set asks for `__typename`, as the clients' caches
+// add it to what they send: the server runs the manifest's text, so it must hold what the caches read.
+import { readFileSync } from 'node:fs';
 
 /** The newest event's sequence: a subscription from it misses nothing that happens after this read. */
-export const LATEST = `query Latest { events(last: 1) { edges { node { id sequence } } } }`;
+export const LATEST = /* GraphQL */ `query Latest { events(last: 1) { __typename edges { __typename node { __typename id sequence } } } }`;
 
 /**
  * The batch's events after `after`, as they happen (filtered to the batch, so other traffic does not
  * interleave). graphql-ws does not acknowledge a subscription, so starting from a sequence read first,
  * rather than live, is what makes sure the first events are not missed.
  */
-export const WATCH = `subscription Watch($batchId: String!, $afterSequence: Int) {
-  queueEvents(afterSequence: $afterSequence, filter: { batchId: $batchId }) { sequence type item { id recordId status claimState } }
+export const WATCH = /* GraphQL */ `subscription Watch($batchId: String!, $afterSequence: Int) {
+  queueEvents(afterSequence: $afterSequence, filter: { batchId: $batchId }) {
+    __typename sequence type item { __typename id recordId status claimState }
+  }
 }`;
 
 export type Latest = { events: { edges: { node: { sequence: number } }[] } };
@@ -18,26 +24,46 @@ export type Latest = { events: { edges: { node: { sequence: number } }[] } };
 /** The sequence to watch from: the newest event's, or 0 on an empty history. */
 export const latestSequence = (data: Latest | undefined | null): number => data?.events.edges[0]?.node.sequence ?? 0;
 
-export const ADD = `mutation Add($input: AddItemInput!) {
+export const ADD = /* GraphQL */ `mutation Add($input: AddItemInput!) {
   addItem(input: $input) {
-    ... on AddItemPayload { item { id recordId status } }
+    __typename
+    ... on AddItemPayload { item { __typename id recordId status } }
     ... on Error { message }
   }
 }`;
 
-export const CLAIM = `mutation Claim($batchId: String!) {
+export const CLAIM = /* GraphQL */ `mutation Claim($batchId: String!) {
   claimItem(input: { batchId: $batchId, leaseSeconds: 60 }) {
-    ... on ClaimItemPayload { claimed item { id recordId claimState } lease { token leaseExpiresAt } }
+    __typename
+    ... on ClaimItemPayload { claimed item { __typename id recordId claimState } lease { __typename token leaseExpiresAt } }
     ... on Error { message }
   }
 }`;
 
-export const DECIDE = `mutation Decide($token: String!) {
+export const DECIDE = /* GraphQL */ `mutation Decide($token: String!) {
   decideItem(input: { token: $token, decision: ACCEPTED }) {
-    ... on DecideItemPayload { item { id status claimState } }
+    __typename
+    ... on DecideItemPayload { item { __typename id status claimState } }
     ... on Error { message }
   }
 }`;
+
+/** The examples' trusted documents, written by `npm run codegen`: `{ "sha256:<hex>": "<document>" }`. */
+export const MANIFEST = new URL('./gql/persisted-documents.json', import.meta.url);
+
+/** The manifest's hash of each operation, by operation name. */
+const HASHES = new Map(
+  Object.entries(JSON.parse(readFileSync(MANIFEST, 'utf8')) as Record<string, string>).map(([hash, document]) => [
+    /^(?:query|mutation|subscription)\s+(\w+)/.exec(document)?.[1] ?? '',
+    hash,
+  ]),
+);
+
+/** What names an operation by its hash in the manifest (`extensions.persistedQuery`), or null when it is not there. */
+export function persistedQuery(operationName: string | undefined): { version: 1; sha256Hash: string } | null {
+  const hash = operationName === undefined ? undefined : HASHES.get(operationName);
+  return hash === undefined ? null : { version: 1, sha256Hash: hash };
+}
 
 export interface ExampleOptions {
   /** The server, e.g. http://127.0.0.1:4000 (GraphQL at /graphql, WebSocket on the same path). */

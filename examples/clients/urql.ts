@@ -3,7 +3,7 @@
 // over graphql-ws. Adds an item, claims and decides it, and watches both happen on a subscription. Run it:
 //   LEASEHOLD_PROPOSER_KEY=… LEASEHOLD_REVIEWER_KEY=… LEASEHOLD_VIEWER_KEY=… LEASEHOLD_CATEGORY=… npx tsx examples/clients/urql.ts
 // (docs/clients.md; test/e2e/client-examples.test.ts runs it against a real server).
-import { Client, fetchExchange, gql, subscriptionExchange } from '@urql/core';
+import { Client, fetchExchange, gql, makeOperation, mapExchange, subscriptionExchange } from '@urql/core';
 import { cacheExchange } from '@urql/exchange-graphcache';
 import { createClient } from 'graphql-ws';
 import WebSocket from 'ws';
@@ -19,6 +19,7 @@ import {
   optionsFromEnvironment,
   type Payload,
   payload,
+  persistedQuery,
   WATCH,
   Watch,
 } from './operations.js';
@@ -39,6 +40,20 @@ export function leaseholdUrql(url: string, key: string): { client: Client; close
     fetchOptions: { headers: { authorization } },
     exchanges: [
       cacheExchange({ possibleTypes: possibleTypes.possibleTypes }),
+      // Each operation goes by its hash in the examples' manifest: over HTTP without its text (urql leaves it
+      // out when extensions.persistedQuery is set), over graphql-ws with both (the server runs the manifest's).
+      mapExchange({
+        onOperation: (operation) => {
+          const definition = operation.query.definitions.find((node) => node.kind === 'OperationDefinition');
+          const persisted = persistedQuery(definition?.name?.value);
+          if (!persisted) return operation;
+          return makeOperation(
+            operation.kind,
+            { ...operation, extensions: { ...operation.extensions, persistedQuery: persisted } },
+            operation.context,
+          );
+        },
+      }),
       fetchExchange,
       subscriptionExchange({
         forwardSubscription: (request) => ({

@@ -1,9 +1,12 @@
 // The example clients (examples/clients/) as a frontend team would start from them, against a real server:
 // Apollo Client 4 and urql with Graphcache, queries and mutations over HTTP, subscriptions over graphql-ws.
-// Each adds an item, claims and decides it, and must see both on its subscription.
+// Each adds an item, claims and decides it, and must see both on its subscription. The server runs only
+// trusted documents (PERSISTED_OPERATIONS=require with the examples' manifest): the examples send theirs by
+// hash, and nothing else would run for their keys.
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runApolloExample } from '../../examples/clients/apollo.js';
-import type { ExampleOptions } from '../../examples/clients/operations.js';
+import { type ExampleOptions, MANIFEST } from '../../examples/clients/operations.js';
 import { runUrqlExample } from '../../examples/clients/urql.js';
 import { postGraphQL, startTestServer, type TestServer } from '../support/server.js';
 
@@ -11,7 +14,9 @@ describe('example clients', () => {
   let server: TestServer;
   let options: Omit<ExampleOptions, 'batchId'>;
   beforeAll(async () => {
-    server = await startTestServer();
+    server = await startTestServer({
+      config: { persistedOperations: { mode: 'require', manifests: [fileURLToPath(MANIFEST)] } },
+    });
     const setup = await server.as('setup', ['ADMIN', 'PROPOSER']);
     await postGraphQL(server.url, 'mutation { addCategories(input: { names: ["billing"] }) { __typename } }', undefined, setup.headers);
     options = {
@@ -33,4 +38,11 @@ describe('example clients', () => {
       expect(result).toEqual({ events: ['ITEM_ADDED', 'LEASE_CLAIMED', 'ITEM_DECIDED'], status: 'ACCEPTED' });
     });
   }
+
+  it('the same server refuses a document outside the manifest to those keys', async () => {
+    const response = await postGraphQL(server.url, '{ serverTime }', undefined, { authorization: `Bearer ${options.viewerKey}` });
+    expect(((await response.json()) as { errors?: { extensions?: { code?: string } }[] }).errors?.[0]?.extensions?.code).toBe(
+      'PERSISTED_QUERY_ONLY',
+    );
+  });
 });
