@@ -102,9 +102,15 @@ describe.each(['allow', 'require'] as const)('PERSISTED_OPERATIONS=%s', (mode) =
         headers: { ...viewer.headers, 'content-type': 'application/json', accept: 'text/event-stream' },
         body: JSON.stringify({ query: 'subscription { queueStats { pending } }' }),
       });
-      const streamed = sse.status === 200 ? (await sse.body?.getReader().read())?.value : await sse.arrayBuffer();
-      await sse.body?.cancel().catch(() => undefined);
-      const sseText = new TextDecoder().decode(streamed as Uint8Array | ArrayBuffer);
+      // Read until the first result or error (a keep-alive comment may come first).
+      let sseText = '';
+      const reader = (sse.body as ReadableStream<Uint8Array>).getReader();
+      for (let chunk = 0; chunk < 20 && !/queueStats|errors/.test(sseText); chunk++) {
+        const read = await reader.read();
+        if (read.done) break;
+        sseText += new TextDecoder().decode(read.value);
+      }
+      await reader.cancel().catch(() => undefined);
       if (mode === 'allow') {
         expect(posted.body).toEqual({ data: { categories: [] } });
         expect(fetched.body).toEqual({ data: { categories: [] } });
