@@ -61,8 +61,8 @@ describe('WebSocket messages', () => {
   });
   afterAll(async () => {
     counting = false;
+    // The app closes its database as it stops.
     await app.stop();
-    await db.close();
     await database.cleanup();
   });
 
