@@ -25,56 +25,57 @@ async function replaceEditor(page: Page, selector: string, text: string): Promis
   await page.keyboard.insertText(text);
 }
 
+const HEADERS_EDITOR = '.monaco-editor[data-uri$="headers.json"]';
+
+/** Opens GraphiQL in a fresh browser context, waits for its Headers pane, runs `work`; the page must log no error. */
+async function withGraphiQL(work: (page: Page) => Promise<void>, beforeOpening?: (page: Page) => void): Promise<void> {
+  const context = await browser.newContext();
+  try {
+    const page = await context.newPage();
+    const errors = watchForErrors(page);
+    beforeOpening?.(page);
+    await page.goto(`${server.url}/graphql`);
+    await page.getByText('Headers', { exact: true }).waitFor({ timeout: 30_000 });
+    await work(page);
+    expect(errors).toEqual([]);
+  } finally {
+    await context.close();
+  }
+}
+
 describe('GraphiQL with a pasted key', () => {
   it('fetches the schema again once the key is pasted: the Docs pane shows it, not "Error fetching schema"', async () => {
     const viewer = await server.as('graphiql-docs', ['VIEWER']);
-    const context = await browser.newContext();
-    try {
-      const page = await context.newPage();
-      const errors = watchForErrors(page);
-      await page.goto(`${server.url}/graphql`);
-      await page.getByText('Headers', { exact: true }).waitFor({ timeout: 30_000 });
+    await withGraphiQL(async (page) => {
       await page.getByRole('button', { name: 'Show Documentation Explorer' }).click();
       const docs = page.locator('.graphiql-plugin').first();
       // Without a key the page's first fetch is refused.
       await docs.getByText('Error fetching schema').waitFor({ timeout: 10_000 });
       await page.getByText('Headers', { exact: true }).click();
-      await replaceEditor(page, '.monaco-editor[data-uri$="headers.json"]', `{"authorization": "Bearer ${viewer.key}"}`);
+      await replaceEditor(page, HEADERS_EDITOR, `{"authorization": "Bearer ${viewer.key}"}`);
       await docs.getByText('Root Types').waitFor({ timeout: 10_000 });
       expect(await docs.textContent()).not.toContain('Error fetching schema');
-      expect(errors).toEqual([]);
-    } finally {
-      await context.close();
-    }
+    });
   });
 });
 
 describe('GraphiQL tabs', () => {
   it('a new tab ("+") opens with the headers of the tab it was opened from, kept with it', async () => {
     const viewer = await server.as('graphiql-tabs', ['VIEWER']);
-    const context = await browser.newContext();
-    try {
-      const page = await context.newPage();
-      const errors = watchForErrors(page);
-      await page.goto(`${server.url}/graphql`);
-      await page.getByText('Headers', { exact: true }).waitFor({ timeout: 30_000 });
+    await withGraphiQL(async (page) => {
       await page.getByText('Headers', { exact: true }).click();
       const headers = `{"authorization": "Bearer ${viewer.key}"}`;
-      const editor = '.monaco-editor[data-uri$="headers.json"]';
-      await replaceEditor(page, editor, headers);
+      await replaceEditor(page, HEADERS_EDITOR, headers);
       await page.getByRole('button', { name: 'New tab' }).click();
       await page.locator('.graphiql-tab').nth(1).waitFor();
       // Monaco draws spaces as no-break spaces.
-      const shown = async () => (await page.locator(`${editor} .view-lines`).innerText()).replaceAll('\u00a0', ' ');
+      const shown = async () => ((await page.locator(`${HEADERS_EDITOR} .view-lines`).textContent()) ?? '').replaceAll('\u00a0', ' ');
       await expect.poll(shown, { timeout: 5_000 }).toBe(headers);
       // GraphiQL keeps them with the new tab, as if typed there.
       await expect
         .poll(async () => JSON.parse((await page.evaluate(() => sessionStorage.getItem('graphiql:tabState'))) ?? '{}').tabs?.[1]?.headers)
         .toBe(headers);
-      expect(errors).toEqual([]);
-    } finally {
-      await context.close();
-    }
+    });
   });
 });
 
@@ -83,18 +84,14 @@ describe('GraphiQL subscriptions', () => {
     const viewer = await server.as('graphiql-viewer', ['VIEWER']);
     const setup = await server.as('setup', ['ADMIN', 'PROPOSER']);
     await postGraphQL(server.url, 'mutation { addCategories(input: { names: ["a"] }) { __typename } }', undefined, setup.headers);
-    const context = await browser.newContext();
-    try {
-      const page = await context.newPage();
-      const errors = watchForErrors(page);
-      const refused: string[] = [];
+    const refused: string[] = [];
+    const recordRefusals = (page: Page) =>
       page.on('response', (response) => {
         if (response.status() >= 400) refused.push(`${response.status()} ${response.request().method()} ${response.url()}`);
       });
-      await page.goto(`${server.url}/graphql`);
-      await page.getByText('Headers', { exact: true }).waitFor({ timeout: 30_000 });
+    await withGraphiQL(async (page) => {
       await page.getByText('Headers', { exact: true }).click();
-      await replaceEditor(page, '.monaco-editor[data-uri$="headers.json"]', `{"authorization": "Bearer ${viewer.key}"}`);
+      await replaceEditor(page, HEADERS_EDITOR, `{"authorization": "Bearer ${viewer.key}"}`);
       await replaceEditor(page, '.monaco-editor[data-uri$="operation.graphql"]', WATCH);
       // Before the key was pasted, the page's schema request was refused (401): only what follows counts.
       refused.length = 0;
@@ -121,9 +118,6 @@ describe('GraphiQL subscriptions', () => {
       }
       expect(shown, `the response pane shows: ${await result.textContent()}; refused: ${refused.join(', ')}`).toBe(true);
       expect(refused).toEqual([]);
-      expect(errors).toEqual([]);
-    } finally {
-      await context.close();
-    }
+    }, recordRefusals);
   });
 });
