@@ -442,12 +442,14 @@ export async function reviewProposal(deps: ProposalDeps, actor: Actor, input: Re
         : {};
     const proposal = await move(tx, held, to, { ...NO_LEASE, ...approved });
     await proposalEvent(sql, proposal, 'PROPOSAL_APPROVAL_RECORDED', actor.name, now, {
+      from: held.state,
       approver: actor.name,
       approvals,
       approvalsRequired: held.approvalsRequired,
     });
     if (to === 'APPROVED') {
       await proposalEvent(sql, proposal, 'PROPOSAL_APPROVED', actor.name, now, {
+        from: held.state,
         approvals,
         approvalExpiresAt: proposal.approvalExpiresAt?.toISOString() ?? null,
         operationId: proposal.operationId,
@@ -562,6 +564,7 @@ export async function claimExecution(
       leaseExpiryRecorded: false,
     });
     await proposalEvent(sql, proposal, 'EXECUTION_CLAIMED', actor.name, now, {
+      from: current.state,
       executor: actor.name,
       operationId: proposal.operationId,
       leaseSeconds,

@@ -97,7 +97,7 @@ describe('action proposals over GraphQL', () => {
     const history = await run(
       admin,
       server.url,
-      'query($id: ID!) { node(id: $id) { ... on Proposal { history(first: 20) { edges { node { type actor } } } } } }',
+      'query($id: ID!) { node(id: $id) { ... on Proposal { history(first: 20) { edges { node { type actor details } } } } } }',
       { id: submitted.submitProposal.proposal.id },
     );
     expect(
@@ -111,6 +111,16 @@ describe('action proposals over GraphQL', () => {
       'EXECUTION_ATTEMPT_STARTED:exa',
       'EXECUTION_SUCCEEDED:exa',
     ]);
+    // Every event that moves the proposal to another state names the state it left (`from`).
+    const details = history.node.history.edges.map((edge: { node: { type: string; details: Record<string, unknown> } }) => ({
+      type: edge.node.type,
+      ...edge.node.details,
+    }));
+    for (const [index, event] of details.entries()) {
+      const before = details[index - 1];
+      if (before && event.state !== before.state) expect(event, event.type).toMatchObject({ from: before.state });
+    }
+    expect(details.find((event: { type: string }) => event.type === 'PROPOSAL_APPROVED')).toMatchObject({ from: 'PENDING', state: 'APPROVED' });
   });
 
   it('refuses oversized JSON and unknown proposals with coded errors, changing nothing', async () => {
