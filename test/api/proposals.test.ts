@@ -120,7 +120,10 @@ describe('action proposals over GraphQL', () => {
       const before = details[index - 1];
       if (before && event.state !== before.state) expect(event, event.type).toMatchObject({ from: before.state });
     }
-    expect(details.find((event: { type: string }) => event.type === 'PROPOSAL_APPROVED')).toMatchObject({ from: 'PENDING', state: 'APPROVED' });
+    expect(details.find((event: { type: string }) => event.type === 'PROPOSAL_APPROVED')).toMatchObject({
+      from: 'PENDING',
+      state: 'APPROVED',
+    });
   });
 
   it('refuses oversized JSON and unknown proposals with coded errors, changing nothing', async () => {
