@@ -419,11 +419,18 @@ export async function reviewProposal(deps: ProposalDeps, actor: Actor, input: Re
       });
       return proposal;
     }
-    if (input.revision !== held.revision || (input.fingerprint != null && input.fingerprint !== held.fingerprint)) {
+    if (input.revision !== held.revision) {
       throw new DomainError(
         'REVISION_MISMATCH',
-        `You reviewed revision ${input.revision}${input.fingerprint != null ? ` with fingerprint ${[...input.fingerprint].slice(0, 40).join('')}` : ''}, but the proposal is revision ${held.revision} with another fingerprint; look at it again.`,
-        input.revision !== held.revision ? 'revision' : 'fingerprint',
+        `You reviewed revision ${input.revision}, but the proposal is revision ${held.revision}; look at it again.`,
+        'revision',
+      );
+    }
+    if (input.fingerprint != null && input.fingerprint !== held.fingerprint) {
+      throw new DomainError(
+        'REVISION_MISMATCH',
+        `You reviewed fingerprint ${[...input.fingerprint].slice(0, 40).join('')}, but revision ${held.revision} has another fingerprint; look at it again.`,
+        'fingerprint',
       );
     }
     const already = await tx.proposalApproval.findUnique({ where: { proposalId_approver: { proposalId: held.id, approver: actor.name } } });
@@ -670,7 +677,12 @@ export async function reportExecutionResult(
     const to = transition(held.state, OUTCOME_OPERATION[input.outcome], { approvalValid: valid, fingerprintMatches: true });
     const proposal = await move(tx, held, to, {
       ...NO_LEASE,
-      stateReason: input.outcome === 'SUCCEEDED' ? null : `Attempt ${attempt?.number ?? 0} ended ${input.outcome}.`,
+      stateReason:
+        input.outcome === 'SUCCEEDED'
+          ? null
+          : attempt
+            ? `Attempt ${attempt.number} ended ${input.outcome}.`
+            : 'Failed before sending, before any attempt was started.',
     });
     if (to === 'EXPIRED') await voidApprovals(tx, held.id, now, 'EXPIRED');
     const type =

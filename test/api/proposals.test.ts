@@ -70,7 +70,11 @@ describe('action proposals over GraphQL', () => {
     });
 
     const wrongRevision = await run(reviewer, server.url, REVIEW, { token: claim.lease.token, decision: 'APPROVE', revision: 2 });
-    expect(wrongRevision.reviewProposal).toMatchObject({ code: 'REVISION_MISMATCH', field: 'revision' });
+    expect(wrongRevision.reviewProposal).toMatchObject({
+      code: 'REVISION_MISMATCH',
+      field: 'revision',
+      message: 'You reviewed revision 2, but the proposal is revision 1; look at it again.',
+    });
     const approved = (await run(reviewer, server.url, REVIEW, { token: claim.lease.token, decision: 'APPROVE', revision: 1 }))
       .reviewProposal;
     expect(approved.proposal).toMatchObject({ state: 'APPROVED', approvals: [{ approver: 'rei' }] });

@@ -575,6 +575,17 @@ describe('expiry: deadlines and approval validity', () => {
     expect((await t.approvals(proposal.id)).every((approval) => approval.voidReason === 'EXPIRED')).toBe(true);
     expect(await claimExecution(t.deps, WORKER, {})).toBeNull();
   });
+
+  it('a failure before any attempt started says so (not "Attempt 0"); after one, it names the attempt', async () => {
+    await t.approved({ approvalValiditySeconds: 600 });
+    const claim = await claimExecution(t.deps, WORKER, { leaseSeconds: 300 });
+    const before = await reportExecutionResult(t.deps, WORKER, { token: claim?.token ?? '', outcome: 'FAILED_BEFORE_SEND' });
+    expect(before.stateReason).toBe('Failed before sending, before any attempt was started.');
+    const again = await claimExecution(t.deps, WORKER, { leaseSeconds: 300 });
+    await startExecutionAttempt(t.deps, WORKER, { token: again?.token ?? '', fingerprint: FP });
+    const after = await reportExecutionResult(t.deps, WORKER, { token: again?.token ?? '', outcome: 'FAILED_BEFORE_SEND' });
+    expect(after.stateReason).toBe('Attempt 1 ended FAILED_BEFORE_SEND.');
+  });
 });
 
 describe('cancellation', () => {
