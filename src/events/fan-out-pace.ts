@@ -1,9 +1,14 @@
-// What the feed and the socket writes tell each other about the pace of the fan-out: the feed marks a
-// burst (a bulk intake handed over in slices, src/events/feed.ts), and src/graphql/shared-frames.ts holds
-// frames longer meanwhile, so each socket's write carries many frames; it counts its writes here.
+// What the feed and the socket writes tell each other about the pace of the fan-out: the feed hands a
+// burst (a bulk intake) over in batches and has each batch's frames written before it rests
+// (src/events/feed.ts), through `writeHeld`, which src/graphql/shared-frames.ts provides; that module
+// counts its writes here.
 export const fanOutPace = {
-  /** Until when (performance.now()) a burst is being handed over. */
-  burstUntil: 0,
+  /**
+   * Writes every frame held now (without waiting for the next timed flush); resolves, once they are
+   * written, with the milliseconds the writing took. Resolves with 0 when nothing is held or nothing
+   * writes frames in this process.
+   */
+  writeHeld: (): Promise<number> => Promise.resolve(0),
   /** Milliseconds spent writing held frames to sockets since the process started. */
   writesMs: 0,
   /** Flushes of held frames since the process started, and the slices they were written in. */

@@ -32,13 +32,15 @@ export interface FeedOptions {
 const SLICE_BUDGET_MS = 5;
 /**
  * A page this long is a burst (a bulk intake, an import), not live traffic: its fan-out takes at most
- * a third of the event loop, resting twice as long as each slice took, so reviewers keep most of the
- * server while thousands of events reach a thousand subscribers. Shorter pages go at full speed.
+ * a third of the event loop. It is handed over in batches of BURST_BATCH_MS of listener work (in slices
+ * of the budget, a turn between them); the frames a batch made are then written, one write per socket
+ * carrying the batch's events, and the feed rests twice as long as the batch and its writes took, so
+ * reviewers keep most of the server while thousands of events reach a thousand subscribers. Shorter pages
+ * go at full speed, their frames written by the timed flushes.
  */
 const BURST_EVENTS = 64;
 const BURST_REST_RATIO = 2;
-/** How long after a burst's last slice its frames may still be held for longer writes (see fanOutPace). */
-const BURST_HOLD_MS = 100;
+const BURST_BATCH_MS = 15;
 
 export class EventFeed {
   private readonly listeners = new Set<FeedListener>();
@@ -174,8 +176,10 @@ export class EventFeed {
     this.handOver(delivered, this.observers);
     const budget = this.options.sliceBudgetMs ?? SLICE_BUDGET_MS;
     const burst = delivered.length >= BURST_EVENTS;
+    /** Listener work since the burst's frames were last written. */
+    let batchMs = 0;
     for (let from = 0; from < delivered.length; ) {
-      if (from > 0 && !burst) {
+      if (from > 0) {
         await new Promise<void>((resolve) => setImmediate(resolve));
         if (this.stopped) return;
       }
@@ -184,14 +188,17 @@ export class EventFeed {
       const size = Math.max(1, Math.floor(budget / Math.max(this.costPerEventMs, 1e-3)));
       const slice = from === 0 && size >= delivered.length ? delivered : delivered.slice(from, from + size);
       const started = performance.now();
-      // Its frames are held for longer writes (src/graphql/shared-frames.ts) until a little after its last slice.
-      if (burst) fanOutPace.burstUntil = started + BURST_HOLD_MS;
       this.handOver(slice, this.listeners);
       const elapsed = performance.now() - started;
       this.costPerEventMs = elapsed / slice.length;
       from += slice.length;
-      // A burst's fan-out keeps to its share of the event loop.
-      if (burst) await new Promise<void>((resolve) => setTimeout(resolve, elapsed * BURST_REST_RATIO));
+      if (!burst) continue;
+      batchMs += elapsed;
+      if (batchMs < BURST_BATCH_MS && from < delivered.length) continue;
+      // The batch's frames go out now, and the fan-out keeps to its share of the event loop.
+      const writtenMs = await fanOutPace.writeHeld();
+      await new Promise<void>((resolve) => setTimeout(resolve, (batchMs + writtenMs) * BURST_REST_RATIO));
+      batchMs = 0;
       if (this.stopped) return;
     }
   }

@@ -2,7 +2,7 @@
 // per subscriber around the payload serialized once, with no promise, hook or iterator step per event.
 import { WebSocket } from 'ws';
 import { ATTACH_SINK, type SinkableStream } from '../events/streams.js';
-import { MAX_UNWRITTEN_BYTES, sendHeld } from './shared-frames.js';
+import { MAX_UNWRITTEN_BYTES, payloadBytes, sendHeld, unwrittenBytes } from './shared-frames.js';
 
 export const directDelivery = {
   /** On unless LIVE_DIRECT_DELIVERY=0 (then every event takes graphql-ws's path, e.g. to compare the two). */
@@ -34,14 +34,14 @@ export function deliverDirectly(
   delivered: () => void,
 ): boolean {
   if (!directDelivery.enabled || !(ATTACH_SINK in source)) return false;
-  // graphql-ws's own `next` message, as it would serialize it.
-  const head = `{"id":${JSON.stringify(id)},"type":"next","payload":`;
+  // graphql-ws's own `next` message, as it would serialize it: this head, the payload, and `}`.
+  const head = Buffer.from(`{"id":${JSON.stringify(id)},"type":"next","payload":`, 'utf8');
   (source as SinkableStream)[ATTACH_SINK]((event) => {
-    if (socket.bufferedAmount > directDelivery.maxUnwrittenBytes) return 'declined';
+    if (unwrittenBytes(socket) > directDelivery.maxUnwrittenBytes) return 'declined';
     const payload = payloadOf(event);
     if (payload === null) return 'declined';
     // A socket closing has its subscriptions returned by graphql-ws in a moment; nothing more to write.
-    if (socket.readyState === WebSocket.OPEN) sendHeld(socket, `${head}${payload}}`);
+    if (socket.readyState === WebSocket.OPEN) sendHeld(socket, head, payloadBytes(payload));
     delivered();
     return 'written';
   });

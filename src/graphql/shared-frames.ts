@@ -41,19 +41,19 @@ export function sharedFrame(result: ExecutionResult): ExecutionResult {
  * same host the peer's receive) costs far more than a frame, so under load several frames share one.
  * The first frame after a quiet spell goes out on the next turn of the event loop.
  */
-export const COALESCE_MS = 30;
+export const COALESCE_MS = 20;
 /**
- * The writes take at most this share of the event loop: after a flush that took F ms (1,000 sockets
- * take ~15 ms), the next waits at least F ÷ share, so with many subscribers a burst's frames gather
- * into fewer, larger writes instead of the flushes crowding out the requests.
+ * The timed writes take at most this share of the event loop: after a flush that took F ms (1,000
+ * sockets take 10–30 ms), the next waits at least F ÷ share, so with many subscribers the frames of
+ * busy moments gather into fewer, larger writes instead of the flushes crowding out the requests.
  */
-const FLUSH_SHARE = 1 / 3;
+export const FLUSH_SHARE = 1 / 2;
 /**
- * The longest frames are held: while the feed hands a burst over (a bulk intake), always, so each socket's
- * write carries a burst's frames by the dozen; otherwise only after a flush that took a long time (never
- * longer than this, as a flush slowed by something else, e.g. garbage collection, must not hold the next ones).
+ * The longest frames are held, after a flush that took a long time (never longer, as a flush slowed by
+ * something else, e.g. garbage collection, must not hold the next ones). A burst's frames do not wait
+ * for the timed flushes: the feed has each of its batches written (writeHeld).
  */
-export const MAX_COALESCE_MS = 200;
+export const MAX_COALESCE_MS = 60;
 /**
  * Frames a socket may hold unwritten before its sender waits for the writes to complete, as graphql-ws
  * does for every frame otherwise: a client that stops reading still stops its subscriptions from
@@ -61,9 +61,18 @@ export const MAX_COALESCE_MS = 200;
  */
 export const MAX_UNWRITTEN_BYTES = 64 * 1024;
 
-/** Sockets holding frames until the next flush. */
+/**
+ * Sockets corked with frames not yet written (in ws's buffer, or made here and held in `framing`), each
+ * corked once. A socket stays here until a flush writes it: one held again while a flush is being written
+ * (in slices) before its turn goes out in that flush, with the new frames. Corked a second time instead, the flush's uncork would leave it corked and
+ * its frames would wait for another flush, and another while frames keep coming.
+ */
 const corked = new Set<Socket>();
-let flushing: NodeJS.Timeout | NodeJS.Immediate | null = null;
+/** The next flush, when one is set going (a timer, or the next turn of the event loop). */
+let flushing: { timer: NodeJS.Timeout } | { immediate: NodeJS.Immediate } | null = null;
+/** Callers of writeHeld waiting for the next flush to begin, and those the flush being written will answer. */
+let asked: ((tookMs: number) => void)[] = [];
+let answering: ((tookMs: number) => void)[] = [];
 let lastFlush = 0;
 /** How long the next flush waits after the last one. */
 let interval = COALESCE_MS;
@@ -78,13 +87,17 @@ const FLUSH_SLICE_MS = 5;
 let writing = false;
 
 function flush(): void {
+  if (flushing) {
+    if ('timer' in flushing) clearTimeout(flushing.timer);
+    else clearImmediate(flushing.immediate);
+  }
   flushing = null;
   writing = true;
+  answering = asked;
+  asked = [];
   lastFlush = performance.now();
-  // Taken out of the set first: a socket held again while this runs waits for the next flush, not for none.
-  const sockets = [...corked];
-  corked.clear();
-  writeOut(sockets, 0, 0);
+  // The sockets held now; those held from here on go in this flush if not yet written, else in the next.
+  writeOut([...corked], 0, 0);
 }
 
 /** Uncorks `sockets` from `from` on, FLUSH_SLICE_MS at a time; `spent` is what the flush's earlier slices took. */
@@ -92,7 +105,9 @@ function writeOut(sockets: readonly Socket[], from: number, spent: number): void
   const started = performance.now();
   let next = from;
   while (next < sockets.length) {
-    (sockets[next++] as Socket).uncork();
+    const socket = sockets[next++] as Socket;
+    // Not held any more: written meanwhile (an answer or a frame of a socket that is behind goes out at once).
+    if (corked.delete(socket)) release(socket);
     if (next % 16 === 0 && performance.now() - started >= FLUSH_SLICE_MS) break;
   }
   const took = spent + (performance.now() - started);
@@ -106,15 +121,34 @@ function writeOut(sockets: readonly Socket[], from: number, spent: number): void
   fanOutPace.writesMs += took;
   fanOutPace.flushes++;
   fanOutPace.lastFlush = { startedAt: lastFlush, tookMs: took, nextAfterMs: interval };
-  schedule();
+  const answered = answering;
+  answering = [];
+  for (const answer of answered) answer(took);
+  // Asked for while this flush was written: the frames held since go out now, not at the next interval.
+  if (asked.length > 0) flush();
+  else schedule();
 }
+
+/**
+ * Writes the frames held now at once, rather than at the next timed flush (the feed does this for each
+ * batch of a burst, see src/events/feed.ts); resolves with what the writing took once they are written.
+ * While a flush is being written, the next one begins when it ends.
+ */
+export function writeHeld(): Promise<number> {
+  if (corked.size === 0 && !writing) return Promise.resolve(0);
+  return new Promise((resolve) => {
+    asked.push(resolve);
+    if (!writing) flush();
+  });
+}
+fanOutPace.writeHeld = writeHeld;
 
 /** Sets the next flush going, if frames are held and none is due or being written. */
 function schedule(): void {
   if (flushing || writing || corked.size === 0) return;
   const now = performance.now();
-  const wait = lastFlush + (now < fanOutPace.burstUntil ? MAX_COALESCE_MS : interval) - now;
-  flushing = wait <= 0 ? setImmediate(flush) : setTimeout(flush, wait);
+  const wait = lastFlush + interval - now;
+  flushing = wait <= 0 ? { immediate: setImmediate(flush) } : { timer: setTimeout(flush, wait) };
 }
 
 function hold(socket: Socket): void {
@@ -124,18 +158,103 @@ function hold(socket: Socket): void {
   schedule();
 }
 
-/** The sockets framing shared payloads: each one's own `send` and the TCP socket under it. */
-const framing = new WeakMap<WebSocket, { send: (data: string) => void; connection: Socket }>();
+/**
+ * A socket's part in the framing: ws's own `send`, the TCP socket under it, and the frames written
+ * directly (sendHeld) that wait for the next flush, as pairs of buffers (the message's head, its payload).
+ */
+interface Framing {
+  socket: WebSocket;
+  send: (data: string, ...rest: unknown[]) => void;
+  connection: Socket;
+  direct: Buffer[];
+  /** The bytes `direct` will take on the wire, WebSocket headers included. */
+  directBytes: number;
+}
+
+const framing = new WeakMap<WebSocket, Framing>();
+const framingOf = new WeakMap<Socket, Framing>();
+
+/** The length of a server frame's header for a payload of `length` bytes (no mask: RFC 6455 §5.2). */
+const headerLength = (length: number) => (length < 126 ? 2 : length < 65_536 ? 4 : 10);
+
+/** One buffer of text frames, one per (head, payload) pair of `parts`, each message being head + payload + `}`. */
+function encodeFrames(parts: readonly Buffer[], bytes: number): Buffer {
+  const out = Buffer.allocUnsafe(bytes);
+  let at = 0;
+  for (let index = 0; index < parts.length; index += 2) {
+    const head = parts[index] as Buffer;
+    const payload = parts[index + 1] as Buffer;
+    const length = head.length + payload.length + 1;
+    out[at++] = 0x81; // FIN, text
+    if (length < 126) out[at++] = length;
+    else if (length < 65_536) {
+      out[at++] = 126;
+      out.writeUInt16BE(length, at);
+      at += 2;
+    } else {
+      out[at++] = 127;
+      out.writeUInt32BE(Math.floor(length / 2 ** 32), at);
+      out.writeUInt32BE(length >>> 0, at + 4);
+      at += 8;
+    }
+    at += head.copy(out, at);
+    at += payload.copy(out, at);
+    out[at++] = 0x7d; // }
+  }
+  return out;
+}
+
+/** Puts a socket's direct frames into the socket (behind what it already holds), as one write. */
+function writeDirect(framed: Framing): void {
+  if (framed.direct.length === 0) return;
+  const parts = framed.direct;
+  const bytes = framed.directBytes;
+  framed.direct = [];
+  framed.directBytes = 0;
+  // A socket closing or closed takes no more messages (graphql-ws ends its subscriptions in a moment).
+  if (framed.socket.readyState !== WebSocket.OPEN || framed.connection.destroyed) return;
+  framed.connection.write(encodeFrames(parts, bytes));
+}
+
+/** Writes what a socket holds: its direct frames, then everything corked. */
+function release(connection: Socket): void {
+  const framed = framingOf.get(connection);
+  if (framed) writeDirect(framed);
+  connection.uncork();
+}
+
+/** Bytes a socket has not written yet: ws's buffer (`bufferedAmount`) and the direct frames held here. */
+export function unwrittenBytes(socket: WebSocket): number {
+  return socket.bufferedAmount + (framing.get(socket)?.directBytes ?? 0);
+}
+
+/** Payloads as bytes, encoded once per event for all its subscribers; forgotten on the next turn. */
+const encoded = new Map<string, Buffer>();
+
+/** The UTF-8 bytes of `payload`, made once per turn of the event loop however many subscribers get it. */
+export function payloadBytes(payload: string): Buffer {
+  let bytes = encoded.get(payload);
+  if (bytes === undefined) {
+    if (encoded.size === 0) setImmediate(() => encoded.clear());
+    bytes = Buffer.from(payload, 'utf8');
+    encoded.set(payload, bytes);
+  }
+  return bytes;
+}
 
 /**
- * Writes a whole frame made elsewhere (src/graphql/direct-delivery.ts) to a socket `framedSocket`
- * accepted, held with its other frames until the next flush.
+ * Holds the message `head` + `payload` + `}` for `socket` (accepted by `framedSocket`) until the next
+ * flush, as a frame made here rather than by ws: at the flush a socket's frames go out as one buffer, one
+ * write. The payload's bytes are shared by every subscriber of the event (payloadBytes); the head is the
+ * subscription's own (`{"id":…,"type":"next","payload":`).
  */
-export function sendHeld(socket: WebSocket, frame: string): void {
+export function sendHeld(socket: WebSocket, head: Buffer, payload: Buffer): void {
   const framed = framing.get(socket);
   if (!framed) throw new Error('sendHeld needs a socket accepted by framedSocket');
+  const length = head.length + payload.length + 1;
+  framed.direct.push(head, payload);
+  framed.directBytes += headerLength(length) + length;
   hold(framed.connection);
-  framed.send(frame);
 }
 
 /**
@@ -147,7 +266,15 @@ export function framedSocket(socket: unknown, connection: Socket | undefined): b
   if (!(socket instanceof WebSocket) || connection === undefined) return false;
   if (framing.has(socket)) return true;
   const send = socket.send.bind(socket) as (data: unknown, ...rest: unknown[]) => void;
+  const framed: Framing = { socket, send, connection, direct: [], directBytes: 0 };
+  // ws writes every other frame itself: the direct frames held before it go first, so order is kept.
+  const close = socket.close.bind(socket);
+  socket.close = ((...args: Parameters<WebSocket['close']>) => {
+    writeDirect(framed);
+    close(...args);
+  }) as WebSocket['close'];
   socket.send = ((data: unknown, ...rest: unknown[]) => {
+    writeDirect(framed);
     if (pendingPayload === null || typeof data !== 'string' || !data.endsWith(MARKED_TAIL)) {
       // Anything else (an answer, an error, a completion) goes out now, after the frames held before it.
       send(data, ...rest);
@@ -172,6 +299,7 @@ export function framedSocket(socket: unknown, connection: Socket | undefined): b
     send(frame, ...rest.slice(0, -1));
     queueMicrotask(() => done());
   }) as WebSocket['send'];
-  framing.set(socket, { send, connection });
+  framing.set(socket, framed);
+  framingOf.set(connection, framed);
   return true;
 }

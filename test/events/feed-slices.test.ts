@@ -1,6 +1,9 @@
 // The feed hands a page to its listeners in slices when their work would hold the event loop longer
 // than the slice budget (a bulk intake fanned out to many subscribers), giving requests a turn
 // between slices, and still delivers every event once, in order. A page within the budget goes whole.
+// A burst's slices go in batches: after each, the frames it made are written (fanOutPace.writeHeld, here
+// a stand-in costing WRITE_MS, as no sockets are attached) and the feed rests twice as long as the batch
+// and its writes took.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Database, openDatabase } from '../../src/db/client.js';
 import { ManualClock } from '../../src/domain/clock.js';
@@ -12,6 +15,8 @@ import { addItems } from '../../src/services/items.js';
 import { BACKEND, type TestDatabase, testDatabase } from '../support/database.js';
 
 const proposer = { name: 'bulk', authenticated: false };
+/** What writing a batch's frames costs in the stand-in for the socket writer. */
+const WRITE_MS = 4;
 
 /** Holds the thread for `ms` (the fan-out's CPU work, as a listener of many subscribers does). */
 function busy(ms: number): void {
@@ -63,11 +68,18 @@ describe(`the feed spreads a costly page over turns of the event loop (${BACKEND
       turns++;
       if (counting) setImmediate(countTurn);
     };
-    let slices: { ids: number[]; turn: number; burst: boolean }[] = [];
+    let slices: { ids: number[]; turn: number; writesBefore: number }[] = [];
+    let writes = 0;
+    const writeHeld = fanOutPace.writeHeld;
+    fanOutPace.writeHeld = async () => {
+      writes++;
+      busy(WRITE_MS);
+      return WRITE_MS;
+    };
     let observed: { ids: number[]; slicesBefore: number }[] = [];
     feed.listen((events: readonly FeedEvent[]) => {
       busy(perEventMs * events.length);
-      slices.push({ ids: events.map((event) => event.id), turn: turns, burst: fanOutPace.burstUntil > performance.now() });
+      slices.push({ ids: events.map((event) => event.id), turn: turns, writesBefore: writes });
     });
     feed.observe((events: readonly FeedEvent[]) => {
       observed.push({ ids: events.map((event) => event.id), slicesBefore: slices.length });
@@ -75,10 +87,12 @@ describe(`the feed spreads a costly page over turns of the event loop (${BACKEND
     try {
       let start = feed.sequence;
       let wallMs = 0;
+      let writesBefore = 0;
       for (const count of counts) {
         start = feed.sequence;
         slices = [];
         observed = [];
+        writesBefore = writes;
         await bulk(count);
         setImmediate(countTurn);
         const began = performance.now();
@@ -86,15 +100,16 @@ describe(`the feed spreads a costly page over turns of the event loop (${BACKEND
         wallMs = performance.now() - began;
       }
       counting = false;
-      return { start, slices, observed, wallMs };
+      return { start, slices, observed, wallMs, writes: writes - writesBefore };
     } finally {
+      fanOutPace.writeHeld = writeHeld;
       await feed.stop();
       await tail.close();
     }
   }
 
   it('a page that would hold the loop for 400 ms goes in slices of about the budget, a turn between each, every event once in order', async () => {
-    const { start, slices, wallMs } = await follow([5, 400], 1);
+    const { start, slices, wallMs, writes } = await follow([5, 400], 1);
     const ids = slices.flatMap((slice) => slice.ids);
     expect(ids).toEqual(Array.from({ length: 400 }, (_, index) => start + 1 + index));
     expect(slices.length).toBeGreaterThanOrEqual(40);
@@ -102,11 +117,15 @@ describe(`the feed spreads a costly page over turns of the event loop (${BACKEND
     expect(Math.max(...slices.map((slice) => slice.ids.length))).toBeLessThanOrEqual(5);
     // Requests get a turn between slices: the event-loop counter moved between consecutive slices.
     for (let n = 1; n < slices.length; n++) expect(slices[n]?.turn).toBeGreaterThan(slices[n - 1]?.turn as number);
-    // A burst's fan-out takes at most a third of the loop: it rests twice as long as each slice took
-    // (400 ms of listener work, so at least ~1.2 s in all; a slower machine only lengthens it).
-    expect(wallMs).toBeGreaterThanOrEqual(400 * 2.5);
-    // Meanwhile the frames the slices make are held for longer writes.
-    expect(slices.every((slice) => slice.burst)).toBe(true);
+    // The frames are written after each batch of about 15 ms of listener work (three slices), and once
+    // at the end: 400 ms of work makes about 27 batches (fewer when slow slices run over the budget).
+    expect(writes).toBeGreaterThanOrEqual(15);
+    expect(writes).toBeLessThanOrEqual(41);
+    const written = slices.map((slice) => slice.writesBefore - (slices[0]?.writesBefore ?? 0));
+    expect(written).toEqual([...written].sort((a, b) => a - b));
+    // A burst's fan-out takes at most a third of the loop: it rests twice as long as each batch and its
+    // writes took (400 ms of listener work and writes × 4 ms, so at least ~1.4 s in all).
+    expect(wallMs).toBeGreaterThanOrEqual((400 + writes * WRITE_MS) * 2.5);
   });
 
   it("the server's own observers get a burst whole and at once, before the paced fan-out to subscribers", async () => {
@@ -115,16 +134,16 @@ describe(`the feed spreads a costly page over turns of the event loop (${BACKEND
     expect(observed).toEqual([{ ids: Array.from({ length: 200 }, (_, index) => start + 1 + index), slicesBefore: 0 }]);
   });
 
-  it('a page within the budget goes to the listeners in one piece', async () => {
-    const { start, slices } = await follow([5, 300], 0);
+  it('a burst within the budget goes to the listeners in one piece, its frames written at once', async () => {
+    const { start, slices, writes } = await follow([5, 300], 0);
     expect(slices.map((slice) => slice.ids.length)).toEqual([300]);
     expect(slices[0]?.ids[0]).toBe(start + 1);
+    expect(writes).toBe(1);
   });
 
-  it('a page shorter than a burst is live traffic: its frames are not held longer', async () => {
-    fanOutPace.burstUntil = 0;
-    const { slices } = await follow([5, 30], 0);
+  it('a page shorter than a burst is live traffic: its frames wait for the timed flushes', async () => {
+    const { slices, writes } = await follow([5, 30], 0);
     expect(slices.map((slice) => slice.ids.length)).toEqual([30]);
-    expect(slices[0]?.burst).toBe(false);
+    expect(writes).toBe(0);
   });
 });
