@@ -21,8 +21,16 @@ export interface ExecutorOptions {
   requestTimeoutMs?: number;
   /** How often to renew the execution lease while working on it (default a third of the lease). */
   renewEveryMs?: number;
-  /** Loop mode: the pause when nothing is ready or Leasehold / the billing service is unreachable (default 2 s). */
+  /** Loop mode: the pause when nothing is ready, and the first pause after a failure (default 2 s). */
   pollIntervalMs?: number;
+  /**
+   * Loop mode: after failures in a row (Leasehold or the billing service unreachable, a refund that could
+   * not be sent), each pause doubles from `pollIntervalMs` up to this (default 60 s), with jitter (between
+   * half and all of it) so that several executors do not retry in step. A success or an empty queue resets it.
+   */
+  maxBackoffMs?: number;
+  /** How the loop waits (tests pass one that records the pauses); default a timer that `signal` cuts short. */
+  pause?: (ms: number, signal?: AbortSignal) => Promise<void>;
   /** Called at every step, for logs and metrics. Awaited: keep it quick. */
   onEvent?: (event: ExecutorEvent) => void | Promise<void>;
 }
@@ -92,8 +100,11 @@ function errorCodes(error: unknown): string[] {
   return typeof code === 'string' ? [code] : [];
 }
 
-const CLAIM = `mutation ExampleClaimExecution($leaseSeconds: Int!) {
-  claimExecution(input: { leaseSeconds: $leaseSeconds }) {
+/** What this executor carries out: it claims only these, so proposals for other executors never block it. */
+export const CARRIES_OUT = { actions: ['refund'], targetSystems: ['billing'] } as const;
+
+const CLAIM = `mutation ExampleClaimExecution($leaseSeconds: Int!, $actions: [String!], $targetSystems: [String!]) {
+  claimExecution(input: { leaseSeconds: $leaseSeconds, actions: $actions, targetSystems: $targetSystems }) {
     __typename
     ... on ClaimExecutionPayload { claimed operationId lease { token } proposal { id action parameters target { system recordId } } }
     ... on UserError { code field message }
@@ -133,6 +144,15 @@ export async function runExecutor(options: ExecutorOptions): Promise<ExecutionRe
   const client = leaseholdClient({ url: options.url, key: options.key });
   const emit = async (event: ExecutorEvent) => options.onEvent?.(event);
   const pollMs = options.pollIntervalMs ?? 2_000;
+  const maxBackoffMs = options.maxBackoffMs ?? 60_000;
+  const wait = options.pause ?? pause;
+  /** Failures in a row: the next pause is pollMs × 2^(failures − 1), at most maxBackoffMs, jittered. */
+  let failures = 0;
+  const backOff = () => {
+    const ceiling = Math.min(maxBackoffMs, pollMs * 2 ** Math.min(failures, 30));
+    failures++;
+    return wait(ceiling / 2 + Math.random() * (ceiling / 2), options.signal);
+  };
   const reports: ExecutionReport[] = [];
   while (!options.signal?.aborted) {
     let report: ExecutionReport | null;
@@ -142,17 +162,20 @@ export async function runExecutor(options: ExecutorOptions): Promise<ExecutionRe
       // A refusal of claimExecution itself (bad key, missing role) will not heal by waiting.
       if (options.once || error instanceof LeaseholdRefusal) throw error;
       await emit({ type: 'error', error: describeError(error) });
-      await pause(pollMs, options.signal);
+      await backOff();
       continue;
     }
     if (report) reports.push(report);
     if (options.once) break;
+    if (report?.outcome === 'FAILED_BEFORE_SEND') {
+      // It is APPROVED again and would be handed straight back: give the billing service time to recover.
+      await backOff();
+      continue;
+    }
+    failures = 0;
     if (!report) {
       await emit({ type: 'idle' });
-      await pause(pollMs, options.signal);
-    } else if (report.outcome === 'FAILED_BEFORE_SEND') {
-      // It is APPROVED again and would be handed straight back: give the billing service time to recover.
-      await pause(pollMs, options.signal);
+      await wait(pollMs, options.signal);
     }
   }
   return reports;
@@ -170,7 +193,7 @@ async function executeNext(
     operationId: string | null;
     lease: { token: string } | null;
     proposal: Claim['proposal'] | null;
-  }>('claimExecution', CLAIM, { leaseSeconds });
+  }>('claimExecution', CLAIM, { leaseSeconds, actions: CARRIES_OUT.actions, targetSystems: CARRIES_OUT.targetSystems });
   if (!claimed.claimed || !claimed.lease || !claimed.proposal || !claimed.operationId) return null;
   const claim: Claim = { token: claimed.lease.token, operationId: claimed.operationId, proposal: claimed.proposal };
   const { proposal } = claim;
@@ -212,8 +235,11 @@ async function attempt(
 ): Promise<Attempted> {
   const { proposal } = claim;
   const timeoutMs = options.requestTimeoutMs ?? 10_000;
-  if (proposal.action !== 'refund' || proposal.target.system !== 'billing') {
-    // Leasehold cannot yet hand out only the actions an executor knows; give it back untouched.
+  if (
+    !(CARRIES_OUT.actions as readonly string[]).includes(proposal.action) ||
+    !(CARRIES_OUT.targetSystems as readonly string[]).includes(proposal.target.system)
+  ) {
+    // The claim asked for these only, so this is a server that ignored the filters: give it back untouched.
     return {
       kind: 'report',
       outcome: 'FAILED_BEFORE_SEND',

@@ -280,4 +280,61 @@ describe('the example executor', () => {
     expect(renewals.length).toBeGreaterThanOrEqual(1);
     expect(historyTypes(await show(id)).at(-1)).toBe('EXECUTION_SUCCEEDED');
   });
+
+  it('claims only the actions and systems it carries out: an approved proposal for another executor never blocks a refund', async () => {
+    // Approved first, so first in line for any executor that claims whatever is next.
+    const other = (
+      await run<{ submitProposal: { proposal?: { id: string } } }>(
+        proposer,
+        `mutation { submitProposal(input: { batchId: "example-executor", recordId: "crm-7", action: "notify", parameters: { template: "welcome" },
+          reason: "Onboarding", target: { system: "crm", recordId: "contact-7" }, dataSource: "crm", riskLevel: LOW, fingerprint: "fp-7" }) {
+          ... on SubmitProposalPayload { proposal { id } } } }`,
+      )
+    ).submitProposal.proposal?.id;
+    const claim = (await run<{ claimProposal: { proposal: { id: string }; lease: { token: string } } }>(reviewer, CLAIM)).claimProposal;
+    expect(claim.proposal.id).toBe(other);
+    await run(reviewer, APPROVE, { token: claim.lease.token });
+    const { id, operationId } = await approvedRefund({ id: 'acct-filtered', balance: 2_000 }, 250);
+
+    const [report] = await execute();
+    expect(report).toMatchObject({ proposalId: id, operationId, outcome: 'SUCCEEDED', state: 'EXECUTED' });
+    // The other proposal was never claimed, and is still waiting for an executor that carries it out.
+    const untouched = await show(other as string);
+    expect(untouched.state).toBe('APPROVED');
+    expect(historyTypes(untouched)).not.toContain('EXECUTION_CLAIMED');
+    expect(await execute()).toEqual([]);
+  });
+
+  it('backs off after failures in a row (doubling from the poll interval up to the cap, jittered), and a success resets it', async () => {
+    const { id, operationId } = await approvedRefund({ id: 'acct-backoff', balance: 3_000 }, 300);
+    await remote.stop();
+    const stop = new AbortController();
+    const pauses: number[] = [];
+    const reports = await runExecutor({
+      url: server.url,
+      key: executor.key,
+      remoteUrl: remote.url,
+      leaseSeconds: 60,
+      pollIntervalMs: 1_000,
+      maxBackoffMs: 5_000,
+      signal: stop.signal,
+      // Recorded instead of waited for; after six failures the service is back, and after its first idle pause the loop stops.
+      pause: async (ms) => {
+        pauses.push(ms);
+        if (pauses.length === 6) await remote.start();
+        if (pauses.length === 7) stop.abort();
+      },
+    });
+    expect(reports.slice(0, 6).every((report) => report.outcome === 'FAILED_BEFORE_SEND' && report.proposalId === id)).toBe(true);
+    expect(reports[6]).toMatchObject({ proposalId: id, operationId, outcome: 'SUCCEEDED', state: 'EXECUTED' });
+    // Each pause lies between half and all of its ceiling: 1, 2, 4 s, then the 5 s cap.
+    const ceilings = [1_000, 2_000, 4_000, 5_000, 5_000, 5_000];
+    for (const [n, ceiling] of ceilings.entries()) {
+      expect(pauses[n]).toBeGreaterThanOrEqual(ceiling / 2);
+      expect(pauses[n]).toBeLessThanOrEqual(ceiling);
+    }
+    // Done, the queue is empty: the plain poll interval again.
+    expect(pauses[6]).toBe(1_000);
+    expect(effectsOf(operationId)).toHaveLength(1);
+  });
 });
