@@ -19,6 +19,7 @@ import { loadManifests } from './http/persisted-operations.js';
 import { createGraphQLYoga } from './http/yoga.js';
 import type { Logger } from './logger.js';
 import { Metrics } from './metrics.js';
+import { WebhookDispatcher } from './notifications/webhooks.js';
 import { serveGraphQLOverWebSocket } from './ws/server.js';
 
 export interface AppOptions {
@@ -38,6 +39,7 @@ export interface AppOptions {
         | 'approvalPolicies'
         | 'subscriptionLimits'
         | 'persistedOperations'
+        | 'webhooks'
       >
     >;
   logger: Logger;
@@ -47,6 +49,8 @@ export interface App {
   readonly server: Server;
   readonly live: Live;
   readonly authenticator: Authenticator;
+  /** Outbound webhooks (docs/webhooks.md); idle when none is configured. */
+  readonly webhooks: WebhookDispatcher;
   /** Resolves to the base URL (http://host:port) once listening. */
   start(): Promise<string>;
   /** Stops accepting requests, lets in-flight ones finish (up to the shutdown timeout), then closes the database. */
@@ -109,6 +113,10 @@ export function createApp(options: AppOptions): App {
     persisted,
   });
 
+  // Fed by the history: an event committed here or by another process wakes it; nothing waits for it.
+  const webhooks = new WebhookDispatcher({ db, clock, logger, webhooks: config.webhooks ?? [] });
+  live.feed.observe(webhooks.onEvents);
+
   // A revoked key stops working at once, whichever process revoked it, and the connections it opened end.
   live.feed.observe(
     onKeyRevoked((keyId) => {
@@ -121,10 +129,12 @@ export function createApp(options: AppOptions): App {
     server,
     live,
     authenticator,
+    webhooks,
     async start() {
       // A JWT public key that does not parse is a configuration error: fail here, not on the first request.
       await authenticator.ready();
       await live.start();
+      webhooks.start();
       return listen(server, config.port, config.host);
     },
     async stop() {
@@ -133,6 +143,8 @@ export function createApp(options: AppOptions): App {
       await closeGracefully(server, config.shutdownTimeoutMs);
       await yoga.dispose();
       await bodyChecks.close();
+      // Sends under way are answered (within their timeout) and recorded before the database closes.
+      await webhooks.stop();
       await live.stop();
       await db.close();
     },

@@ -2,6 +2,7 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
+import { EVENT_TYPES, type EventType } from './domain/events.js';
 import { DEFAULT_POLICIES, type Policies } from './domain/proposal.js';
 
 /** The dashboard's trusted documents, written by `npm run codegen` next to its typed documents (the same path from src/ and dist/). */
@@ -55,6 +56,7 @@ const schema = z.object({
   APPROVAL_POLICIES: z.string().optional(),
   SUBSCRIPTIONS_PER_CONNECTION: z.coerce.number().int().min(1).max(100_000).default(100),
   SUBSCRIPTIONS_PER_PRINCIPAL: z.coerce.number().int().min(1).max(1_000_000).default(500),
+  WEBHOOKS: z.string().optional(),
 });
 
 const policySchema = z.strictObject({
@@ -84,6 +86,54 @@ function approvalPolicies(text: string | undefined): Policies {
     );
   }
   return { ...DEFAULT_POLICIES, ...parsed.data };
+}
+
+const WEBHOOK_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
+
+const webhookSchema = z.strictObject({
+  name: z.string().regex(WEBHOOK_NAME, 'must be 1–64 characters of A–Z, a–z, 0–9, ".", "_" or "-", starting with a letter or digit'),
+  url: z.string().refine(isWebhookUrl, 'must be an http:// or https:// URL without a user name or password'),
+  events: z
+    .array(z.string().refine((type) => Object.hasOwn(EVENT_TYPES, type), 'is not an event type (see docs/domain.md)'))
+    .min(1, 'must name at least one event type'),
+  // The secret's value is never repeated in a message: these say only what is wrong with it.
+  secret: z.string().min(32, 'must be at least 32 characters').max(1024, 'must be at most 1024 characters'),
+});
+
+function isWebhookUrl(text: string): boolean {
+  const url = URL.canParse(text) ? new URL(text) : null;
+  return url !== null && /^https?:$/.test(url.protocol) && !url.username && !url.password;
+}
+
+/** An outbound webhook: where to POST which events, and the key that signs them (docs/webhooks.md). */
+export interface WebhookConfig {
+  name: string;
+  url: string;
+  events: readonly EventType[];
+  secret: string;
+}
+
+/** WEBHOOKS: a JSON array of {name, url, events, secret}; names unique. */
+export function webhooksConfig(text: string | undefined): WebhookConfig[] {
+  if (text === undefined || text.trim() === '') return [];
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw new ConfigError('Invalid configuration: WEBHOOKS must be a JSON array of {"name","url","events","secret"}');
+  }
+  const parsed = z.array(webhookSchema).safeParse(json);
+  if (!parsed.success) {
+    throw new ConfigError(
+      `Invalid configuration: WEBHOOKS: ${parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ')}`,
+    );
+  }
+  const seen = new Set<string>();
+  for (const webhook of parsed.data) {
+    if (seen.has(webhook.name)) throw new ConfigError(`Invalid configuration: WEBHOOKS: the name "${webhook.name}" is used twice`);
+    seen.add(webhook.name);
+  }
+  return parsed.data.map((webhook) => ({ ...webhook, events: [...new Set(webhook.events as EventType[])] }));
 }
 
 /** During development a page served from this machine (a dev server on any port) may call the API. */
@@ -159,6 +209,8 @@ export interface Config {
   approvalPolicies: Policies;
   /** Open subscriptions per WebSocket connection, and per principal in this process over every transport. */
   subscriptionLimits: { perConnection: number; perPrincipal: number };
+  /** Outbound webhooks (WEBHOOKS); none by default. Their secrets are never logged. */
+  webhooks: readonly WebhookConfig[];
 }
 
 export interface ConnectionLimits {
@@ -321,5 +373,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     jwt: jwtConfig(values),
     approvalPolicies: approvalPolicies(values.APPROVAL_POLICIES),
     subscriptionLimits: { perConnection: values.SUBSCRIPTIONS_PER_CONNECTION, perPrincipal: values.SUBSCRIPTIONS_PER_PRINCIPAL },
+    webhooks: webhooksConfig(values.WEBHOOKS),
   };
 }

@@ -15,12 +15,22 @@ import { numberPlaceholders, PostgresTxSql, type SqlValue, sqliteValue, type TxS
 import { DatabaseUnavailableError, isConnectionFailure, postgresUnavailableWait } from './unavailable.js';
 import { sqliteLockWait } from './write-lock.js';
 
-export type { ApiKey, Category, Event, ExecutionAttempt, Item, Proposal, ProposalApproval } from '../generated/prisma/client.js';
+export type {
+  ApiKey,
+  Category,
+  Event,
+  ExecutionAttempt,
+  Item,
+  Proposal,
+  ProposalApproval,
+  WebhookDelivery,
+} from '../generated/prisma/client.js';
 export type {
   EventType,
   ItemStatus,
   ProposalState as ProposalStateColumn,
   RiskLevel as RiskLevelColumn,
+  WebhookDeliveryStatus,
 } from '../generated/prisma/enums.js';
 export type { TxSql } from './tx-sql.js';
 
