@@ -4,6 +4,7 @@
 import { createHmac } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { Writable } from 'node:stream';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { type App, createApp } from '../../src/app.js';
 import type { DatabaseLocation } from '../../src/config.js';
@@ -12,6 +13,7 @@ import { type Database, openDatabase, type WebhookDelivery } from '../../src/db/
 import type { Role } from '../../src/domain/access.js';
 import { ManualClock } from '../../src/domain/clock.js';
 import { createLogger } from '../../src/logger.js';
+import { WebhookDispatcher } from '../../src/notifications/webhooks.js';
 import { createApiKey } from '../../src/services/api-keys.js';
 import { type TestDatabase, testDatabase } from '../support/database.js';
 import { postGraphQL } from '../support/server.js';
@@ -55,6 +57,8 @@ interface Running {
   db: Database;
   url: string;
   clock: ManualClock;
+  /** Every log line the server wrote. */
+  logs: string[];
   /** Waits until committed events reached the dispatcher and its sends are answered and recorded. */
   settle(): Promise<void>;
   ask(role: Role, query: string, variables?: Record<string, unknown>): Promise<Answer>;
@@ -84,11 +88,18 @@ async function start(
   clock = new ManualClock(Date.UTC(2026, 10, 30, 9)),
 ): Promise<Running> {
   const db = await openDatabase({ location });
+  const logs: string[] = [];
+  const sink = new Writable({
+    write(chunk, _encoding, done) {
+      logs.push(String(chunk));
+      done();
+    },
+  });
   const app = createApp({
     db,
     clock,
     config: { host: '127.0.0.1', port: 0, graphiql: false, shutdownTimeoutMs: 2_000, maxBodyBytes: 1 << 20, webhooks },
-    logger: createLogger('silent'),
+    logger: createLogger('debug', sink),
   });
   const url = await app.start();
   const keys = new Map<Role, string>();
@@ -97,6 +108,7 @@ async function start(
     db,
     url,
     clock,
+    logs,
     async settle() {
       for (let round = 0; round < 3; round++) {
         await app.live.settled();
@@ -256,6 +268,12 @@ describe('outbound webhooks', () => {
     expect(before?.proposals?.edges[0]?.node.state).toBe('PENDING');
     // The history holds nothing but the submission: a webhook records no event and moves no proposal.
     expect(await server.db.read.event.count({ where: { proposalId: { not: null } } })).toBe(1);
+    // Each failure is logged, by the webhook's name: never its secret or its URL.
+    const failures = server.logs.filter((line) => line.includes('webhook delivery failed'));
+    expect(failures).toHaveLength(MAX_ATTEMPTS);
+    expect(failures[0]).toContain('"webhook":"ops"');
+    expect(server.logs.join('')).not.toContain(SECRET);
+    expect(server.logs.join('')).not.toContain(ops.url);
   });
 
   it('survives a restart: deliveries pending and events committed while no server followed are each delivered exactly once', async () => {
@@ -286,6 +304,43 @@ describe('outbound webhooks', () => {
     const rows = await deliveries(second);
     expect(rows.map((row) => row.status)).toEqual(Array(8).fill('DELIVERED'));
     expect(rows.map((row) => row.attempts)).toEqual([2, 2, 2, 2, 2, 1, 1, 1]);
+  });
+
+  it('counts a receiver that does not answer within the timeout as a failed attempt', async () => {
+    const location = await database();
+    // Takes the request and never answers.
+    const hanging = createServer(() => {});
+    await new Promise<void>((resolve) => hanging.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(hanging.address() as AddressInfo).port}/hook`;
+    const db = await openDatabase({ location });
+    const clock = new ManualClock(Date.UTC(2026, 10, 30, 9));
+    const dispatcher = new WebhookDispatcher({
+      db,
+      clock,
+      logger: createLogger('silent'),
+      webhooks: [hook(url, ['API_KEY_CREATED'])],
+      timeoutMs: 100,
+    });
+    try {
+      dispatcher.start();
+      await dispatcher.settled();
+      await createApiKey({ db, clock }, { name: 'test-setup', authenticated: false }, { name: 'someone', roles: ['VIEWER'] });
+      dispatcher.wake();
+      await dispatcher.settled();
+      const [row] = await db.read.webhookDelivery.findMany();
+      expect([row?.status, row?.attempts, row?.lastStatusCode, row?.lastError, row?.claimedUntil]).toEqual([
+        'PENDING',
+        1,
+        null,
+        'no answer within 0.1 s',
+        null,
+      ]);
+    } finally {
+      await dispatcher.stop();
+      await db.close();
+      hanging.closeAllConnections();
+      await new Promise((resolve) => hanging.close(resolve));
+    }
   });
 
   it('a stop waits for the send under way and records it, so the next start does not send it again', async () => {
