@@ -1,0 +1,101 @@
+// Outbound webhooks across real server processes: two servers on one database send each delivery once,
+// and a bad WEBHOOKS value ends the start with one line that never repeats the secret.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, describe, expect, it } from 'vitest';
+import { type TestDatabase, testDatabase } from '../support/database.js';
+import { createKey, databaseUrlOf, post, type StartedServer, spawnServer, startServerProcess, withDatabase } from '../support/process.js';
+
+const SECRET = 'a-webhook-secret-of-at-least-32-characters';
+const cleanups: (() => Promise<void>)[] = [];
+afterAll(async () => {
+  for (const cleanup of cleanups.reverse()) await cleanup();
+});
+
+async function database(): Promise<TestDatabase> {
+  const made = await testDatabase();
+  cleanups.push(() => made.cleanup());
+  return made;
+}
+
+/** Polls `condition` (real time: these are real processes on the system clock). */
+async function eventually(condition: () => Promise<boolean>, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error('timed out waiting');
+    await sleep(25);
+  }
+}
+
+describe('webhooks across server processes', () => {
+  it('two servers on one database send each delivery once', async () => {
+    const received: { delivery: string; name: string }[] = [];
+    const server: Server = createServer((request, response) => {
+      const chunks: Buffer[] = [];
+      request.on('data', (chunk: Buffer) => chunks.push(chunk));
+      request.on('end', () => {
+        const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { event: { categoryName: string } };
+        received.push({ delivery: String(request.headers['leasehold-delivery']), name: body.event.categoryName });
+        // A few milliseconds per answer, so the two servers' passes overlap.
+        setTimeout(() => response.writeHead(204).end(), 5);
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    cleanups.push(() => new Promise((resolve) => server.close(() => resolve())));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+
+    const db = await database();
+    const WEBHOOKS = JSON.stringify([{ name: 'ops', url, events: ['CATEGORY_ADDED'], secret: SECRET }]);
+    const servers: StartedServer[] = [];
+    for (let n = 0; n < 2; n++) {
+      const started = await startServerProcess({ WEBHOOKS, BOOTSTRAP_ADMIN_KEY: 'false' }, { database: db });
+      cleanups.push(() => started.kill());
+      servers.push(started);
+    }
+    // Both have read the history once (each webhook's cursor exists) before anything is added.
+    await eventually(() => withDatabase(db, async (read) => (await read.read.webhookCursor.count()) === 1));
+    const admin = await createKey(db, 'admin', ['ADMIN']);
+    const names = Array.from({ length: 20 }, (_, index) => `c${index}`);
+    await Promise.all(
+      names.map(async (name, index) => {
+        const { body } = await post(
+          (servers[index % 2] as StartedServer).url,
+          'mutation($name: String!) { addCategories(input: { names: [$name] }) { __typename } }',
+          { name },
+          admin.headers,
+        );
+        expect(body.errors).toBeUndefined();
+      }),
+    );
+    await eventually(() =>
+      withDatabase(db, async (read) => (await read.read.webhookDelivery.count({ where: { status: 'DELIVERED' } })) === names.length),
+    );
+    // A graceful stop waits for sends under way: whatever either server sent has arrived by now.
+    for (const started of servers) {
+      started.child.kill('SIGTERM');
+      expect(await started.exited).toBe(0);
+    }
+    expect(received.map((entry) => entry.name).sort()).toEqual([...names].sort());
+    expect(new Set(received.map((entry) => entry.delivery)).size).toBe(names.length);
+    const rows = await withDatabase(db, (read) => read.read.webhookDelivery.findMany());
+    expect(rows.map((row) => row.attempts)).toEqual(Array(names.length).fill(1));
+  });
+
+  it('refuses a bad WEBHOOKS value at start, in one line without the secret', async () => {
+    const db = await database();
+    const child = spawnServer({
+      PORT: '0',
+      DATABASE_URL: databaseUrlOf(db),
+      WEBHOOKS: JSON.stringify([{ name: 'ops', url: 'ftp://example.com/x', events: ['PROPOSAL_EXPIRED'], secret: SECRET }]),
+    });
+    cleanups.push(() => child.kill());
+    expect(await child.exited).toBe(1);
+    expect(child.stderr).toHaveLength(1);
+    expect(JSON.parse(child.stderr[0] as string).msg).toBe(
+      'Invalid configuration: WEBHOOKS: 0.url: must be an http:// or https:// URL without a user name or password',
+    );
+    expect(child.stderr.join('')).not.toContain(SECRET);
+    expect(child.stdout.join('')).not.toContain(SECRET);
+  });
+});
