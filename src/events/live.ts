@@ -4,7 +4,7 @@ import type { Database } from '../db/client.js';
 import { deferredTail, type EventTail, type QueueStatsRow } from '../db/event-tail.js';
 import type { Clock, Timer } from '../domain/clock.js';
 import type { Logger } from '../logger.js';
-import type { Policies } from '../services/proposals.js';
+import type { Policies } from '../services/proposals/index.js';
 import { ExpiryAnnouncer } from './expiry-announcer.js';
 import { EventFeed, type FeedEvent } from './feed.js';
 import { ProposalAnnouncer } from './proposal-announcer.js';

@@ -5,7 +5,7 @@
 // may all run this.
 import type { Timer } from '../domain/clock.js';
 import type { Logger } from '../logger.js';
-import { nextProposalDeadline, type ProposalDeps, recordProposalDeadlines } from '../services/proposals.js';
+import { nextProposalDeadline, type ProposalDeps, recordProposalDeadlines } from '../services/proposals/index.js';
 import type { FeedEvent } from './feed.js';
 
 const BATCH = 200;

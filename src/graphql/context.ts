@@ -5,7 +5,7 @@ import type { DomainError } from '../domain/errors.js';
 import type { Live } from '../events/live.js';
 import type { Logger } from '../logger.js';
 import type { Actor, ServiceDeps } from '../services/context.js';
-import type { Policies } from '../services/proposals.js';
+import type { Policies } from '../services/proposals/index.js';
 
 export interface GraphQLContext extends ServiceDeps {
   requestId: string;

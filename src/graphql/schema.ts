@@ -9,7 +9,7 @@ import './queries.js';
 import './mutations.js';
 import './subscriptions.js';
 import './access.js';
-import './proposals.js';
+import './proposals/index.js';
 
 export const schema = builder.toSchema();
 

@@ -17,7 +17,7 @@ import {
   reviewProposal,
   startExecutionAttempt,
   submitProposal,
-} from '../../src/services/proposals.js';
+} from '../../src/services/proposals/index.js';
 import { EXECUTOR, MINUTE, PROPOSER, proposalInput, REVIEWER } from '../support/proposals.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 

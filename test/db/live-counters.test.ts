@@ -29,7 +29,7 @@ import {
   reviewProposal,
   startExecutionAttempt,
   submitProposal,
-} from '../../src/services/proposals.js';
+} from '../../src/services/proposals/index.js';
 import { runLeasehold, tempDir } from '../cli/support.js';
 import { BACKEND, type TestDatabase, testDatabase, withPostgres } from '../support/database.js';
 import { EXECUTOR, PROPOSER, proposalInput, REVIEWER } from '../support/proposals.js';

@@ -22,7 +22,7 @@ import {
   reviewProposal,
   startExecutionAttempt,
   submitProposal,
-} from '../../src/services/proposals.js';
+} from '../../src/services/proposals/index.js';
 import { type TestDatabase, testDatabase } from '../support/database.js';
 
 const T0 = Date.UTC(2026, 10, 30, 9, 0, 0);

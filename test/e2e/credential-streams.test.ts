@@ -10,7 +10,7 @@ import { Authenticator } from '../../src/auth/authenticator.js';
 import { openDatabase } from '../../src/db/client.js';
 import { createLogger } from '../../src/logger.js';
 import { revokeApiKey } from '../../src/services/api-keys.js';
-import { submitProposal } from '../../src/services/proposals.js';
+import { submitProposal } from '../../src/services/proposals/index.js';
 import { post } from '../support/process.js';
 import { proposalInput } from '../support/proposals.js';
 import { hs256, startTestServer, type TestServer } from '../support/server.js';

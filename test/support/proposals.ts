@@ -1,6 +1,6 @@
 // Fixtures for action-proposal tests that go through the services directly: principals and a proposal input.
 import type { Actor } from '../../src/services/context.js';
-import type { NewProposal } from '../../src/services/proposals.js';
+import type { NewProposal } from '../../src/services/proposals/index.js';
 
 export const PROPOSER: Actor = { name: 'pricing-bot', authenticated: true };
 export const REVIEWER: Actor = { name: 'tanaka', authenticated: true };

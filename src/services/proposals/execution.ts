@@ -1,0 +1,273 @@
+// Action proposals, execution: exactly once under an execution lease. Owns the claim (one winner), the
+// fingerprint check right before an attempt, the reported outcome, a manual execution, and the target
+// state reports that make proposals STALE before they run.
+import type { ExecutionAttempt, Proposal } from '../../db/client.js';
+import { appendEvent } from '../../db/event-store.js';
+import { DomainError } from '../../domain/errors.js';
+import { hashLeaseToken, issueLeaseToken, leaseExpiry } from '../../domain/lease.js';
+import { type ProposalOperation, RISK_LEVELS, transition } from '../../domain/proposal.js';
+import { LIMITS, validateLeaseSeconds, validateText } from '../../domain/validation.js';
+import type { Actor } from '../context.js';
+import {
+  approvalStillValid,
+  heldBy,
+  jsonText,
+  loadForUpdate,
+  markStale,
+  move,
+  NO_LEASE,
+  PROPOSAL_LIMITS,
+  type ProposalDeps,
+  policyOf,
+  proposalEvent,
+  voidApprovals,
+} from './shared.js';
+
+export interface ExecutionClaim {
+  proposal: Proposal;
+  token: string;
+  operationId: string;
+}
+
+/**
+ * Takes the next APPROVED proposal whose approval is still valid, under an execution lease: one
+ * winner (a compare-and-set on the state). Never one the executor proposed, nor, when the policy
+ * says so, one it approved. Null when none is ready.
+ */
+export async function claimExecution(
+  deps: ProposalDeps,
+  actor: Actor,
+  input: { leaseSeconds?: number | null; actions?: readonly string[] | null; targetSystems?: readonly string[] | null },
+): Promise<ExecutionClaim | null> {
+  const leaseSeconds = validateLeaseSeconds(input.leaseSeconds ?? LIMITS.defaultLeaseSeconds);
+  // An executor that can only run some actions, or reach some systems, asks only for those.
+  const actions = input.actions?.length
+    ? input.actions.map((action, n) => validateText(action, `actions[${n}]`, PROPOSAL_LIMITS.action))
+    : null;
+  const systems = input.targetSystems?.length
+    ? input.targetSystems.map((system, n) => validateText(system, `targetSystems[${n}]`, PROPOSAL_LIMITS.target))
+    : null;
+  const token = issueLeaseToken();
+  return deps.db.write(async (tx, sql) => {
+    const now = deps.clock.now();
+    // Where the policy separates executors from approvers, proposals this executor approved are skipped in the query itself.
+    const separated = RISK_LEVELS.filter((risk) => policyOf(deps, risk).executorMustDifferFromApprovers);
+    const current = await tx.proposal.findFirst({
+      where: {
+        state: 'APPROVED',
+        approvalExpiresAt: { gt: now },
+        proposedBy: { not: actor.name },
+        ...(actions ? { action: { in: actions } } : {}),
+        ...(systems ? { targetSystem: { in: systems } } : {}),
+        OR: [{ riskLevel: { notIn: separated } }, { approvals: { none: { approver: actor.name, voidedAt: null } } }],
+      },
+      orderBy: [{ approvalExpiresAt: 'asc' }, { id: 'asc' }],
+    });
+    if (!current) return null;
+    const proposal = await move(tx, current, transition(current.state, 'CLAIM_EXECUTION'), {
+      leaseKind: 'EXECUTION',
+      leaseTokenHash: hashLeaseToken(token),
+      claimedBy: actor.name,
+      claimedAt: now,
+      leaseExpiresAt: leaseExpiry(now, leaseSeconds),
+      leaseNumber: current.leaseNumber + 1,
+      leaseExpiryRecorded: false,
+    });
+    await proposalEvent(sql, proposal, 'EXECUTION_CLAIMED', actor.name, now, {
+      from: current.state,
+      executor: actor.name,
+      operationId: proposal.operationId,
+      leaseSeconds,
+    });
+    return { proposal, token, operationId: proposal.operationId as string };
+  });
+}
+
+/**
+ * Compares the target's current fingerprint with the approved one and starts an attempt. On a
+ * mismatch the proposal becomes STALE and `attempt` is null: nothing may run. Past the approval's
+ * validity it becomes EXPIRED, likewise.
+ */
+export async function startExecutionAttempt(
+  deps: ProposalDeps,
+  actor: Actor,
+  input: { token: string; fingerprint: string; correlationId?: string | null },
+): Promise<{ proposal: Proposal; attempt: ExecutionAttempt | null }> {
+  const fingerprint = validateText(input.fingerprint, 'fingerprint', PROPOSAL_LIMITS.fingerprint);
+  const correlationId = input.correlationId == null ? null : validateText(input.correlationId, 'correlationId', LIMITS.reason);
+  return deps.db.write(async (tx, sql) => {
+    const now = deps.clock.now();
+    const held = await heldBy(tx, input.token, actor, now, 'EXECUTION');
+    if (fingerprint !== held.fingerprint) {
+      const reason = `At execution the target's fingerprint was ${fingerprint.slice(0, 60)}, not the approved ${held.fingerprint.slice(0, 60)}.`;
+      const proposal = await markStale(tx, sql, held, { actor, now, fingerprint, reason });
+      return { proposal, attempt: null };
+    }
+    if (!approvalStillValid(held, now)) {
+      const proposal = await move(
+        tx,
+        held,
+        transition(held.state, 'FAIL_BEFORE_SEND', { approvalValid: false, fingerprintMatches: true }),
+        {
+          ...NO_LEASE,
+          stateReason: 'The approval expired before the attempt started.',
+        },
+      );
+      await voidApprovals(tx, held.id, now, 'EXPIRED');
+      await proposalEvent(sql, proposal, 'PROPOSAL_EXPIRED', actor.name, now, { from: held.state, why: 'APPROVAL_VALIDITY' });
+      return { proposal, attempt: null };
+    }
+    const open = await tx.executionAttempt.findFirst({ where: { proposalId: held.id, outcome: null } });
+    if (open) {
+      throw new DomainError(
+        'ATTEMPT_IN_PROGRESS',
+        `Attempt ${open.number} has no reported result: report it (UNKNOWN if you cannot tell) instead of sending again.`,
+        'token',
+      );
+    }
+    const number = (await tx.executionAttempt.count({ where: { proposalId: held.id } })) + 1;
+    const attempt = await tx.executionAttempt.create({
+      data: { proposalId: held.id, operationId: held.operationId as string, number, executor: actor.name, correlationId, startedAt: now },
+    });
+    await proposalEvent(sql, held, 'EXECUTION_ATTEMPT_STARTED', actor.name, now, {
+      attempt: number,
+      operationId: held.operationId,
+      correlationId,
+    });
+    return { proposal: held, attempt };
+  });
+}
+
+export type ExecutionOutcome = 'SUCCEEDED' | 'FAILED_BEFORE_SEND' | 'REJECTED_BY_REMOTE' | 'UNKNOWN';
+
+const OUTCOME_OPERATION: Record<ExecutionOutcome, ProposalOperation> = {
+  SUCCEEDED: 'SUCCEED',
+  FAILED_BEFORE_SEND: 'FAIL_BEFORE_SEND',
+  REJECTED_BY_REMOTE: 'FAIL_REJECTED_BY_REMOTE',
+  UNKNOWN: 'OUTCOME_UNKNOWN',
+};
+
+/** Records how the current attempt ended; the execution lease ends with it. */
+export async function reportExecutionResult(
+  deps: ProposalDeps,
+  actor: Actor,
+  input: { token: string; outcome: ExecutionOutcome; response?: unknown; correlationId?: string | null },
+): Promise<Proposal> {
+  const response = input.response === undefined ? null : jsonText(input.response, 'response');
+  const correlationId = input.correlationId == null ? null : validateText(input.correlationId, 'correlationId', LIMITS.reason);
+  return deps.db.write(async (tx, sql) => {
+    const now = deps.clock.now();
+    const held = await heldBy(tx, input.token, actor, now, 'EXECUTION');
+    const attempt = await tx.executionAttempt.findFirst({ where: { proposalId: held.id, outcome: null }, orderBy: { number: 'desc' } });
+    if (!attempt && input.outcome !== 'FAILED_BEFORE_SEND') {
+      throw new DomainError('ATTEMPT_NOT_STARTED', 'Start an attempt (startExecutionAttempt) before reporting its result.', 'token');
+    }
+    if (attempt) {
+      await tx.executionAttempt.update({
+        where: { id: attempt.id },
+        data: { outcome: input.outcome, response, finishedAt: now, correlationId: correlationId ?? attempt.correlationId },
+      });
+    }
+    const valid = approvalStillValid(held, now);
+    const to = transition(held.state, OUTCOME_OPERATION[input.outcome], { approvalValid: valid, fingerprintMatches: true });
+    const proposal = await move(tx, held, to, {
+      ...NO_LEASE,
+      stateReason:
+        input.outcome === 'SUCCEEDED'
+          ? null
+          : attempt
+            ? `Attempt ${attempt.number} ended ${input.outcome}.`
+            : 'Failed before sending, before any attempt was started.',
+    });
+    if (to === 'EXPIRED') await voidApprovals(tx, held.id, now, 'EXPIRED');
+    const type =
+      to === 'EXECUTED'
+        ? 'EXECUTION_SUCCEEDED'
+        : to === 'FAILED'
+          ? 'EXECUTION_FAILED'
+          : to === 'OUTCOME_UNKNOWN'
+            ? 'EXECUTION_OUTCOME_UNKNOWN'
+            : to === 'APPROVED'
+              ? 'EXECUTION_RETURNED'
+              : 'PROPOSAL_EXPIRED';
+    await proposalEvent(sql, proposal, type, actor.name, now, {
+      from: held.state,
+      attempt: attempt?.number ?? null,
+      outcome: input.outcome,
+      operationId: held.operationId,
+    });
+    return proposal;
+  });
+}
+
+/** An executor records an action carried out by hand: the same checks as an automated execution. */
+export async function recordManualExecution(
+  deps: ProposalDeps,
+  actor: Actor,
+  input: { id: number; fingerprint: string; evidence: string },
+): Promise<Proposal> {
+  const fingerprint = validateText(input.fingerprint, 'fingerprint', PROPOSAL_LIMITS.fingerprint);
+  const evidence = validateText(input.evidence, 'evidence', PROPOSAL_LIMITS.evidence);
+  return deps.db.write(async (tx, sql) => {
+    const now = deps.clock.now();
+    const current = await loadForUpdate(tx, input.id);
+    if (current.proposedBy === actor.name) throw new DomainError('SELF_APPROVAL', 'You proposed this; someone else must execute it.', 'id');
+    if (policyOf(deps, current.riskLevel).executorMustDifferFromApprovers) {
+      const approved = await tx.proposalApproval.findFirst({ where: { proposalId: current.id, approver: actor.name, voidedAt: null } });
+      if (approved) throw new DomainError('EXECUTOR_IS_APPROVER', 'You approved this; the policy requires another executor.', 'id');
+    }
+    const to = transition(current.state, 'RECORD_MANUAL_EXECUTION', {
+      approvalValid: approvalStillValid(current, now),
+      fingerprintMatches: fingerprint === current.fingerprint,
+    });
+    const proposal = await move(tx, current, to, { ...NO_LEASE, stateReason: evidence });
+    if (to !== 'EXECUTED') await voidApprovals(tx, current.id, now, to);
+    await proposalEvent(
+      sql,
+      proposal,
+      to === 'EXECUTED' ? 'MANUAL_EXECUTION_RECORDED' : to === 'STALE' ? 'PROPOSAL_STALE' : 'PROPOSAL_EXPIRED',
+      actor.name,
+      now,
+      {
+        from: current.state,
+        evidence,
+        reportedFingerprint: fingerprint,
+      },
+    );
+    return proposal;
+  });
+}
+
+/**
+ * Records a target's current fingerprint. Every PENDING or APPROVED proposal of that target reviewed
+ * against another fingerprint becomes STALE, its approvals void. Returns those proposals.
+ */
+export async function reportTargetState(
+  deps: ProposalDeps,
+  actor: Actor,
+  input: { targetSystem: string; targetId: string; fingerprint: string },
+): Promise<Proposal[]> {
+  const targetSystem = validateText(input.targetSystem, 'target.system', PROPOSAL_LIMITS.target);
+  const targetId = validateText(input.targetId, 'target.recordId', PROPOSAL_LIMITS.target);
+  const fingerprint = validateText(input.fingerprint, 'fingerprint', PROPOSAL_LIMITS.fingerprint);
+  return deps.db.write(async (tx, sql) => {
+    const now = deps.clock.now();
+    await appendEvent(sql, {
+      type: 'TARGET_STATE_REPORTED',
+      actor: actor.name,
+      at: now,
+      details: { target: `${targetSystem}/${targetId}`, fingerprint },
+    });
+    const affected = await tx.proposal.findMany({
+      where: { targetSystem, targetId, state: { in: ['PENDING', 'APPROVED'] }, fingerprint: { not: fingerprint } },
+      orderBy: { id: 'asc' },
+    });
+    const stale: Proposal[] = [];
+    for (const current of affected) {
+      const reason = `The target's fingerprint is now ${fingerprint.slice(0, 60)}; this revision was made against ${current.fingerprint.slice(0, 60)}.`;
+      const proposal = await markStale(tx, sql, current, { actor, now, fingerprint, reason });
+      stale.push(proposal);
+    }
+    return stale;
+  });
+}

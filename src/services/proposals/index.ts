@@ -1,0 +1,25 @@
+// Action proposals (seed B): the public API of the proposal workflow, one module per lifecycle stage.
+// Each operation is one transaction that checks the caller, the current state (through domain/proposal.ts
+// `transition`) and the data, then writes the change and its events together. Import from here.
+export {
+  claimExecution,
+  type ExecutionClaim,
+  type ExecutionOutcome,
+  recordManualExecution,
+  reportExecutionResult,
+  reportTargetState,
+  startExecutionAttempt,
+} from './execution.js';
+export { type NewProposal, submitProposal } from './intake.js';
+export { nextProposalDeadline, reconcileProposal, recordProposalDeadlines } from './recovery.js';
+export {
+  cancelProposal,
+  claimProposal,
+  type ProposalClaim,
+  type ReviewDecision,
+  type ReviewInput,
+  releaseProposalLease,
+  renewProposalLease,
+  reviewProposal,
+} from './review.js';
+export { type Policies, PROPOSAL_LIMITS, type ProposalDeps } from './shared.js';

@@ -1,0 +1,131 @@
+// Action proposals, recovery: what happens when an execution's outcome is unknown or time runs out.
+// Owns an admin's reconciliation of OUTCOME_UNKNOWN and the timer's work (deadlines, approval validity,
+// lapsed leases), recorded once across processes, and when that timer next has work.
+import type { Proposal } from '../../db/client.js';
+import { DomainError } from '../../domain/errors.js';
+import { type ProposalOperation, transition } from '../../domain/proposal.js';
+import { validateText } from '../../domain/validation.js';
+import type { Actor, ServiceDeps } from '../context.js';
+import {
+  approvalStillValid,
+  loadForUpdate,
+  move,
+  NO_LEASE,
+  PROPOSAL_LIMITS,
+  type ProposalDeps,
+  proposalEvent,
+  voidApprovals,
+} from './shared.js';
+
+/** An admin settles an OUTCOME_UNKNOWN: executed (with evidence), or not executed (re-checked before it may run again). */
+export async function reconcileProposal(
+  deps: ProposalDeps,
+  actor: Actor,
+  input: { id: number; executed: boolean; evidence: string; fingerprint?: string | null },
+): Promise<Proposal> {
+  const evidence = validateText(input.evidence, 'evidence', PROPOSAL_LIMITS.evidence);
+  if (!input.executed && (input.fingerprint == null || input.fingerprint === '')) {
+    throw new DomainError(
+      'INVALID_TEXT',
+      'Give the target’s current fingerprint: it is re-checked before the proposal may run again.',
+      'fingerprint',
+    );
+  }
+  return deps.db.write(async (tx, sql) => {
+    const now = deps.clock.now();
+    const current = await loadForUpdate(tx, input.id);
+    const operation: ProposalOperation = input.executed ? 'RECONCILE_EXECUTED' : 'RECONCILE_NOT_EXECUTED';
+    const to = transition(current.state, operation, {
+      approvalValid: approvalStillValid(current, now),
+      fingerprintMatches: input.fingerprint == null ? true : input.fingerprint === current.fingerprint,
+    });
+    const proposal = await move(tx, current, to, { ...NO_LEASE, stateReason: evidence });
+    if (to === 'STALE' || to === 'EXPIRED') await voidApprovals(tx, current.id, now, to);
+    await proposalEvent(sql, proposal, 'PROPOSAL_RECONCILED', actor.name, now, { from: current.state, executed: input.executed, evidence });
+    return proposal;
+  });
+}
+
+/**
+ * What time passing does, recorded once whichever process gets there first: deadlines and approval
+ * validity → EXPIRED; a lapsed execution lease → OUTCOME_UNKNOWN; a lapsed review lease → recorded.
+ * Returns how many proposals it changed.
+ */
+export async function recordProposalDeadlines(deps: ProposalDeps, limit: number): Promise<number> {
+  return deps.db.write(async (tx, sql) => {
+    const now = deps.clock.now();
+    let changed = 0;
+    const expiring = await tx.proposal.findMany({
+      where: {
+        OR: [
+          { state: 'PENDING', deadline: { lte: now } },
+          { state: 'APPROVED', OR: [{ approvalExpiresAt: { lte: now } }, { deadline: { lte: now } }] },
+        ],
+      },
+      take: limit,
+      orderBy: { id: 'asc' },
+    });
+    for (const current of expiring) {
+      const why = current.state === 'PENDING' || (current.deadline && current.deadline <= now) ? 'DEADLINE' : 'APPROVAL_VALIDITY';
+      const proposal = await move(tx, current, transition(current.state, 'EXPIRE'), {
+        ...NO_LEASE,
+        stateReason: why === 'DEADLINE' ? 'The deadline passed.' : 'The approval expired before execution.',
+      });
+      await voidApprovals(tx, current.id, now, 'EXPIRED');
+      await proposalEvent(sql, proposal, 'PROPOSAL_EXPIRED', 'system', now, { from: current.state, why });
+      changed++;
+    }
+    // At most `limit` changes in all, so a caller can tell a full batch from the last one.
+    if (changed >= limit) return changed;
+    const lapsed = await tx.proposal.findMany({
+      where: { leaseExpiryRecorded: false, leaseExpiresAt: { lte: now }, state: { in: ['PENDING', 'EXECUTING'] } },
+      take: limit - changed,
+      orderBy: { id: 'asc' },
+    });
+    for (const current of lapsed) {
+      if (current.state === 'EXECUTING') {
+        await tx.executionAttempt.updateMany({
+          where: { proposalId: current.id, outcome: null },
+          data: { outcome: 'UNKNOWN', finishedAt: now },
+        });
+        const proposal = await move(tx, current, transition(current.state, 'OUTCOME_UNKNOWN'), {
+          ...NO_LEASE,
+          leaseExpiryRecorded: true,
+          stateReason: `The execution lease of ${current.claimedBy} lapsed without a reported result.`,
+        });
+        await proposalEvent(sql, proposal, 'EXECUTION_OUTCOME_UNKNOWN', 'system', now, {
+          from: 'EXECUTING',
+          why: 'EXECUTION_LEASE_LAPSED',
+          executor: current.claimedBy,
+        });
+      } else {
+        const proposal = await move(tx, current, current.state, { leaseExpiryRecorded: true });
+        await proposalEvent(sql, proposal, 'PROPOSAL_LEASE_EXPIRED', 'system', now, { holder: current.claimedBy, kind: current.leaseKind });
+      }
+      changed++;
+    }
+    return changed;
+  });
+}
+
+/** When `recordProposalDeadlines` next has work: the earliest deadline, approval expiry or lease lapse. */
+export async function nextProposalDeadline(deps: ServiceDeps): Promise<Date | null> {
+  const [deadline, approval, lease] = await Promise.all([
+    deps.db.read.proposal.findFirst({
+      where: { state: { in: ['PENDING', 'APPROVED'] }, deadline: { not: null } },
+      orderBy: { deadline: 'asc' },
+    }),
+    deps.db.read.proposal.findFirst({
+      where: { state: 'APPROVED', approvalExpiresAt: { not: null } },
+      orderBy: { approvalExpiresAt: 'asc' },
+    }),
+    deps.db.read.proposal.findFirst({
+      where: { leaseExpiryRecorded: false, leaseExpiresAt: { not: null }, state: { in: ['PENDING', 'EXECUTING'] } },
+      orderBy: { leaseExpiresAt: 'asc' },
+    }),
+  ]);
+  const times = [deadline?.deadline, approval?.approvalExpiresAt, lease?.leaseExpiresAt].filter(
+    (time): time is Date => time instanceof Date,
+  );
+  return times.length === 0 ? null : new Date(Math.min(...times.map((time) => time.getTime())));
+}

@@ -1,0 +1,207 @@
+// Action proposals, review: review leases (claim, renew, release), a reviewer's decision (approvals per
+// policy up to APPROVED, rejection, changes requested) and cancellation by the proposer or an admin.
+import { randomUUID } from 'node:crypto';
+import type { Proposal } from '../../db/client.js';
+import { DomainError } from '../../domain/errors.js';
+import { hashLeaseToken, issueLeaseToken, leaseExpiry } from '../../domain/lease.js';
+import { approvalExpiry, type ProposalOperation, RISK_LEVELS, type RiskLevel, transition } from '../../domain/proposal.js';
+import { LIMITS, validateLeaseSeconds, validateText, validateToken } from '../../domain/validation.js';
+import type { Actor } from '../context.js';
+import { heldBy, loadForUpdate, move, NO_LEASE, type ProposalDeps, policyOf, proposalEvent, voidApprovals } from './shared.js';
+
+export interface ProposalClaim {
+  proposal: Proposal;
+  token: string;
+}
+
+/**
+ * Leases the next PENDING proposal for review: earliest deadline first, then oldest. Never one the
+ * caller proposed or already approved. Null when none is claimable (a normal answer).
+ */
+export async function claimProposal(
+  deps: ProposalDeps,
+  actor: Actor,
+  input: { leaseSeconds?: number | null; riskLevels?: readonly string[] | null },
+): Promise<ProposalClaim | null> {
+  const leaseSeconds = validateLeaseSeconds(input.leaseSeconds ?? LIMITS.defaultLeaseSeconds);
+  const risks = input.riskLevels?.length
+    ? input.riskLevels.filter((risk): risk is RiskLevel => (RISK_LEVELS as readonly string[]).includes(risk))
+    : null;
+  const token = issueLeaseToken();
+  return deps.db.write(async (tx, sql) => {
+    const now = deps.clock.now();
+    const candidate = await tx.proposal.findFirst({
+      where: {
+        state: 'PENDING',
+        OR: [{ leaseTokenHash: null }, { leaseExpiresAt: { lte: now } }],
+        proposedBy: { not: actor.name },
+        approvals: { none: { approver: actor.name, voidedAt: null } },
+        ...(risks ? { riskLevel: { in: risks } } : {}),
+        AND: [{ OR: [{ deadline: null }, { deadline: { gt: now } }] }],
+      },
+      orderBy: [{ deadline: { sort: 'asc', nulls: 'last' } }, { createdAt: 'asc' }, { id: 'asc' }],
+    });
+    if (!candidate) return null;
+    if (candidate.leaseTokenHash !== null && !candidate.leaseExpiryRecorded) {
+      await proposalEvent(sql, candidate, 'PROPOSAL_LEASE_EXPIRED', 'system', now, {
+        holder: candidate.claimedBy,
+        kind: candidate.leaseKind,
+      });
+    }
+    const claimed = await tx.proposal.updateMany({
+      where: { id: candidate.id, version: candidate.version, state: 'PENDING' },
+      data: {
+        leaseKind: 'REVIEW',
+        leaseTokenHash: hashLeaseToken(token),
+        claimedBy: actor.name,
+        claimedAt: now,
+        leaseExpiresAt: leaseExpiry(now, leaseSeconds),
+        leaseNumber: candidate.leaseNumber + 1,
+        leaseExpiryRecorded: false,
+        version: candidate.version + 1,
+      },
+    });
+    if (claimed.count !== 1) throw new DomainError('CLAIM_CONFLICT', 'The proposal was claimed by someone else; claim again.');
+    const proposal = await loadForUpdate(tx, candidate.id);
+    await proposalEvent(sql, proposal, 'PROPOSAL_LEASE_CLAIMED', actor.name, now, { holder: actor.name, leaseSeconds, kind: 'REVIEW' });
+    return { proposal, token };
+  });
+}
+
+/** Renews a review or execution lease from now. */
+export async function renewProposalLease(
+  deps: ProposalDeps,
+  actor: Actor,
+  input: { token: string; leaseSeconds?: number | null },
+): Promise<Proposal> {
+  const leaseSeconds = validateLeaseSeconds(input.leaseSeconds ?? LIMITS.defaultLeaseSeconds);
+  return deps.db.write(async (tx, sql) => {
+    const now = deps.clock.now();
+    const hash = hashLeaseToken(validateToken(input.token));
+    const found = await tx.proposal.findUnique({ where: { leaseTokenHash: hash } });
+    const held = await heldBy(tx, input.token, actor, now, found?.leaseKind === 'EXECUTION' ? 'EXECUTION' : 'REVIEW');
+    const proposal = await move(tx, held, held.state, { leaseExpiresAt: leaseExpiry(now, leaseSeconds) });
+    await proposalEvent(sql, proposal, 'PROPOSAL_LEASE_RENEWED', actor.name, now, {
+      holder: held.claimedBy,
+      leaseSeconds,
+      kind: held.leaseKind,
+    });
+    return proposal;
+  });
+}
+
+/** Gives a proposal back undecided (review leases only: an execution must report its outcome). */
+export async function releaseProposalLease(deps: ProposalDeps, actor: Actor, input: { token: string }): Promise<Proposal> {
+  return deps.db.write(async (tx, sql) => {
+    const now = deps.clock.now();
+    const held = await heldBy(tx, input.token, actor, now, 'REVIEW');
+    const proposal = await move(tx, held, held.state, NO_LEASE);
+    await proposalEvent(sql, proposal, 'PROPOSAL_LEASE_RELEASED', actor.name, now, { holder: held.claimedBy });
+    return proposal;
+  });
+}
+
+export type ReviewDecision = 'APPROVE' | 'REJECT' | 'REQUEST_CHANGES';
+
+export interface ReviewInput {
+  token: string;
+  decision: ReviewDecision;
+  /** The revision the reviewer reviewed (APPROVE). */
+  revision?: number | null;
+  /** Optionally, the fingerprint the reviewer saw; compared too. */
+  fingerprint?: string | null;
+  /** Required for REJECT and REQUEST_CHANGES. */
+  reason?: string | null;
+}
+
+/** Records a reviewer's decision under its review lease; the lease ends with it. */
+export async function reviewProposal(deps: ProposalDeps, actor: Actor, input: ReviewInput): Promise<Proposal> {
+  const reason = input.decision === 'APPROVE' ? null : validateText(input.reason ?? '', 'reason', LIMITS.reason);
+  if (input.decision === 'APPROVE' && input.revision == null) {
+    throw new DomainError('REVISION_MISMATCH', 'Name the revision you reviewed.', 'revision');
+  }
+  return deps.db.write(async (tx, sql) => {
+    const now = deps.clock.now();
+    const held = await heldBy(tx, input.token, actor, now, 'REVIEW');
+    if (held.proposedBy === actor.name) {
+      throw new DomainError('SELF_APPROVAL', 'You proposed this; another reviewer must review it.', 'token');
+    }
+    if (held.deadline && held.deadline.getTime() <= now.getTime()) {
+      throw new DomainError('DEADLINE_PASSED', `The deadline passed at ${held.deadline.toISOString()}.`, 'token');
+    }
+    if (input.decision !== 'APPROVE') {
+      const operation: ProposalOperation = input.decision === 'REJECT' ? 'REJECT' : 'REQUEST_CHANGES';
+      const proposal = await move(tx, held, transition(held.state, operation), { ...NO_LEASE, stateReason: reason });
+      await voidApprovals(tx, held.id, now, operation);
+      await proposalEvent(sql, proposal, operation === 'REJECT' ? 'PROPOSAL_REJECTED' : 'PROPOSAL_CHANGES_REQUESTED', actor.name, now, {
+        from: held.state,
+        reason,
+      });
+      return proposal;
+    }
+    if (input.revision !== held.revision) {
+      throw new DomainError(
+        'REVISION_MISMATCH',
+        `You reviewed revision ${input.revision}, but the proposal is revision ${held.revision}; look at it again.`,
+        'revision',
+      );
+    }
+    if (input.fingerprint != null && input.fingerprint !== held.fingerprint) {
+      throw new DomainError(
+        'REVISION_MISMATCH',
+        `You reviewed fingerprint ${[...input.fingerprint].slice(0, 40).join('')}, but revision ${held.revision} has another fingerprint; look at it again.`,
+        'fingerprint',
+      );
+    }
+    const already = await tx.proposalApproval.findUnique({ where: { proposalId_approver: { proposalId: held.id, approver: actor.name } } });
+    if (already) throw new DomainError('ALREADY_APPROVED', 'You already approved this revision.', 'token');
+    await tx.proposalApproval.create({ data: { proposalId: held.id, approver: actor.name, approvedAt: now } });
+    const approvals = await tx.proposalApproval.count({ where: { proposalId: held.id, voidedAt: null } });
+    const to = transition(held.state, 'APPROVE', { approvalsAfter: approvals, approvalsRequired: held.approvalsRequired });
+    const policy = policyOf(deps, held.riskLevel);
+    const approved =
+      to === 'APPROVED'
+        ? {
+            approvedAt: now,
+            approvalExpiresAt: approvalExpiry(now, policy, held.approvalValiditySeconds, held.deadline),
+            operationId: randomUUID(),
+          }
+        : {};
+    const proposal = await move(tx, held, to, { ...NO_LEASE, ...approved });
+    await proposalEvent(sql, proposal, 'PROPOSAL_APPROVAL_RECORDED', actor.name, now, {
+      from: held.state,
+      approver: actor.name,
+      approvals,
+      approvalsRequired: held.approvalsRequired,
+    });
+    if (to === 'APPROVED') {
+      await proposalEvent(sql, proposal, 'PROPOSAL_APPROVED', actor.name, now, {
+        from: held.state,
+        approvals,
+        approvalExpiresAt: proposal.approvalExpiresAt?.toISOString() ?? null,
+        operationId: proposal.operationId,
+      });
+    }
+    return proposal;
+  });
+}
+
+/** Withdraws a PENDING or APPROVED proposal: by its proposer, or by an admin. */
+export async function cancelProposal(
+  deps: ProposalDeps,
+  actor: Actor & { isAdmin: boolean },
+  input: { id: number; reason: string },
+): Promise<Proposal> {
+  const reason = validateText(input.reason, 'reason', LIMITS.reason);
+  return deps.db.write(async (tx, sql) => {
+    const now = deps.clock.now();
+    const current = await loadForUpdate(tx, input.id);
+    if (!actor.isAdmin && current.proposedBy !== actor.name) {
+      throw new DomainError('NOT_PROPOSER', 'Only the proposer or an admin may cancel a proposal.', 'id');
+    }
+    const proposal = await move(tx, current, transition(current.state, 'CANCEL'), { ...NO_LEASE, stateReason: reason });
+    const voided = await voidApprovals(tx, current.id, now, 'CANCELLED');
+    await proposalEvent(sql, proposal, 'PROPOSAL_CANCELLED', actor.name, now, { from: current.state, reason, voidedApprovals: voided });
+    return proposal;
+  });
+}

@@ -1,0 +1,159 @@
+// Action proposals, what every lifecycle stage uses: the limits and JSON rule, the policy lookup, and the
+// one way each stage loads a proposal, moves it (compare-and-set on state and version), ends its lease,
+// voids its approvals, marks it STALE, checks a lease token and records its event.
+import type { Proposal, TxSql, WriteTx } from '../../db/client.js';
+import { appendEvent } from '../../db/event-store.js';
+import { DomainError } from '../../domain/errors.js';
+import type { EventDetails } from '../../domain/events.js';
+import { hashLeaseToken, isLapsed } from '../../domain/lease.js';
+import {
+  type ApprovalPolicy,
+  DEFAULT_POLICIES,
+  type Policies,
+  type ProposalState,
+  type RiskLevel,
+  transition,
+} from '../../domain/proposal.js';
+import { validateJsonStrings, validateToken } from '../../domain/validation.js';
+import type { Actor, ServiceDeps } from '../context.js';
+
+/** What every stage validates against: text lengths in characters, JSON in bytes, times in seconds. */
+export const PROPOSAL_LIMITS = {
+  action: 100,
+  target: 100,
+  dataSource: 200,
+  fingerprint: 200,
+  jsonBytes: 16_384,
+  evidence: 2_000,
+  minValiditySeconds: 60,
+  maxValiditySeconds: 30 * 24 * 3600,
+  maxExecutionLeaseSeconds: 3600,
+} as const;
+
+export type { Policies } from '../../domain/proposal.js';
+
+export interface ProposalDeps extends ServiceDeps {
+  policies?: Policies;
+}
+
+export const policyOf = (deps: ProposalDeps, risk: RiskLevel): ApprovalPolicy => (deps.policies ?? DEFAULT_POLICIES)[risk];
+
+/** How deep a JSON value may nest: far beyond real data, and well short of the stack JSON.stringify needs. */
+const MAX_JSON_DEPTH = 64;
+
+/** Whether `value` nests deeper than `max` (iterative, so any depth can be measured). */
+function nestsDeeperThan(value: unknown, max: number): boolean {
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length > 0) {
+    const [current, depth] = stack.pop() as [unknown, number];
+    if (current === null || typeof current !== 'object') continue;
+    if (depth >= max) return true;
+    for (const child of Object.values(current)) stack.push([child, depth + 1]);
+  }
+  return false;
+}
+
+export function jsonText(value: unknown, field: string, mustBeObject = false): string {
+  if (nestsDeeperThan(value, MAX_JSON_DEPTH)) {
+    throw new DomainError('INVALID_JSON', `${field} must not nest deeper than ${MAX_JSON_DEPTH} levels.`, field);
+  }
+  validateJsonStrings(value, field);
+  if (mustBeObject && (value === null || typeof value !== 'object' || Array.isArray(value))) {
+    throw new DomainError('INVALID_JSON', `${field} must be a JSON object.`, field);
+  }
+  const text = JSON.stringify(value ?? null);
+  if (Buffer.byteLength(text) > PROPOSAL_LIMITS.jsonBytes) {
+    throw new DomainError('INVALID_JSON', `${field} must be at most ${PROPOSAL_LIMITS.jsonBytes} bytes of JSON.`, field);
+  }
+  return text;
+}
+
+export async function proposalEvent(
+  sql: TxSql,
+  proposal: Proposal,
+  type: Parameters<typeof appendEvent>[1]['type'],
+  actor: string,
+  at: Date,
+  details: EventDetails,
+) {
+  await appendEvent(sql, {
+    type,
+    actor,
+    at,
+    proposalId: proposal.id,
+    leaseNumber: proposal.leaseKind ? proposal.leaseNumber : undefined,
+    details: { state: proposal.state, revision: proposal.revision, ...details },
+  });
+}
+
+export async function loadForUpdate(tx: WriteTx, id: number): Promise<Proposal> {
+  const proposal = await tx.proposal.findUnique({ where: { id } });
+  if (!proposal) throw new DomainError('PROPOSAL_NOT_FOUND', `No proposal has id ${id}.`, 'id');
+  return proposal;
+}
+
+/** Applies a state change with a compare-and-set on (state, version), so a concurrent change loses loudly. */
+export async function move(
+  tx: WriteTx,
+  proposal: Proposal,
+  to: ProposalState,
+  data: Partial<Omit<Proposal, 'id'>> = {},
+): Promise<Proposal> {
+  const changed = await tx.proposal.updateMany({
+    where: { id: proposal.id, version: proposal.version, state: proposal.state },
+    data: { ...data, state: to, version: proposal.version + 1 },
+  });
+  if (changed.count !== 1) throw new DomainError('PROPOSAL_STATE_CONFLICT', 'The proposal changed while this ran; look it up again.');
+  return { ...proposal, ...data, state: to, version: proposal.version + 1 };
+}
+
+export const NO_LEASE = { leaseKind: null, leaseTokenHash: null, claimedBy: null, claimedAt: null, leaseExpiresAt: null } as const;
+
+export async function voidApprovals(tx: WriteTx, proposalId: number, now: Date, reason: string): Promise<number> {
+  const voided = await tx.proposalApproval.updateMany({
+    where: { proposalId, voidedAt: null },
+    data: { voidedAt: now, voidReason: reason },
+  });
+  return voided.count;
+}
+
+/** The target's data changed under `current`: STALE, lease ended, approvals void, event recorded. */
+export async function markStale(
+  tx: WriteTx,
+  sql: TxSql,
+  current: Proposal,
+  change: { actor: Actor; now: Date; fingerprint: string; reason: string },
+): Promise<Proposal> {
+  const proposal = await move(tx, current, transition(current.state, 'MARK_STALE'), { ...NO_LEASE, stateReason: change.reason });
+  const voided = await voidApprovals(tx, current.id, change.now, 'STALE');
+  await proposalEvent(sql, proposal, 'PROPOSAL_STALE', change.actor.name, change.now, {
+    from: current.state,
+    reportedFingerprint: change.fingerprint,
+    voidedApprovals: voided,
+  });
+  return proposal;
+}
+
+/** The proposal whose current lease this token proves, held by `actor` and unexpired. */
+export async function heldBy(tx: WriteTx, token: string, actor: Actor, now: Date, kind: 'REVIEW' | 'EXECUTION'): Promise<Proposal> {
+  const proposal = await tx.proposal.findUnique({ where: { leaseTokenHash: hashLeaseToken(validateToken(token)) } });
+  if (!proposal || proposal.leaseKind !== kind || proposal.leaseExpiresAt === null) {
+    throw new DomainError('CLAIM_NOT_FOUND', `No proposal holds this ${kind === 'REVIEW' ? 'review' : 'execution'} lease token.`, 'token');
+  }
+  if (actor.authenticated && proposal.claimedBy !== actor.name) {
+    throw new DomainError('NOT_LEASE_HOLDER', 'This lease is held by another principal; only its holder may use it.', 'token');
+  }
+  if (isLapsed(proposal.leaseExpiresAt, now)) {
+    throw new DomainError('CLAIM_EXPIRED', 'This lease has expired: claim the proposal again to get a new token.', 'token');
+  }
+  return proposal;
+}
+
+/** Whether an approval may still be acted on at `now`: unexpired, and the deadline not reached. */
+export function approvalStillValid(proposal: Proposal, now: Date): boolean {
+  return (
+    proposal.approvalExpiresAt !== null &&
+    proposal.approvalExpiresAt.getTime() > now.getTime() &&
+    (proposal.deadline === null || proposal.deadline.getTime() > now.getTime())
+  );
+}
