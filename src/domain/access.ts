@@ -71,6 +71,7 @@ export const PERMISSIONS = {
   // Administration.
   manageCategories: ['ADMIN'],
   manageApiKeys: ['ADMIN'],
+  readWebhookDeliveries: ['ADMIN'],
 } as const satisfies Record<string, readonly Role[]>;
 
 export type Permission = keyof typeof PERMISSIONS;

@@ -10,6 +10,7 @@ import './mutations.js';
 import './subscriptions.js';
 import './access.js';
 import './proposals/index.js';
+import './webhooks.js';
 
 export const schema = builder.toSchema();
 

@@ -21,6 +21,7 @@ const EXPECTED: Record<string, Role[]> = {
   'Query.nodes': ALL,
   'Query.viewer': ALL,
   'Query.apiKeys': ['ADMIN'],
+  'Query.webhookDeliveries': ['ADMIN'],
   'Mutation.addCategories': ['ADMIN'],
   'Mutation.retireCategory': ['ADMIN'],
   'Mutation.addItem': ['PROPOSER'],
@@ -78,6 +79,8 @@ function operationFor(field: string, role: Role): { query: string; variables?: R
       return { query: '{ viewer { name roles } }' };
     case 'Query.apiKeys':
       return { query: '{ apiKeys { id } }' };
+    case 'Query.webhookDeliveries':
+      return { query: '{ webhookDeliveries(first: 5) { edges { node { id status } } } }' };
     case 'Mutation.addCategories':
       return { query: `mutation { addCategories(input: { names: ["${unique}"] }) { __typename } }` };
     case 'Mutation.retireCategory':

@@ -1,6 +1,7 @@
 // Outbound webhooks against a real HTTP receiver, on a real database file: signed bodies, only the wanted
 // event types, retries at the backoff times on the manual clock, FAILED after the last attempt with nothing
-// else affected, a restart that loses and doubles nothing, two servers on one file sending each once.
+// else affected, a restart that loses and doubles nothing, two servers on one file sending each once, and
+// the ADMIN-only delivery log.
 import { createHmac } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -386,6 +387,36 @@ describe('outbound webhooks', () => {
     expect(ops.received.map((entry) => entry.json.event.categoryName).sort()).toEqual([...names].sort());
     expect(new Set(ops.received.map((entry) => entry.json.id)).size).toBe(30);
     expect((await deliveries(a)).every((row) => row.status === 'DELIVERED' && row.attempts === 1)).toBe(true);
+  });
+
+  it('lists deliveries to ADMINs only, filtered by status and webhook', async () => {
+    const ops = await receiver(() => 200);
+    const down = await receiver(() => 502);
+    const server = await start(await database(), [hook(ops.url, ['CATEGORY_ADDED']), hook(down.url, ['CATEGORY_ADDED'], 'down')]);
+    await addCategories(server, ['x']);
+    await server.settle();
+    const query = `query($status: WebhookDeliveryStatus, $webhook: String) {
+      webhookDeliveries(first: 10, status: $status, webhook: $webhook) {
+        edges { node { id webhook status attempts lastStatusCode lastError deliveredAt nextAttemptAt event { sequence type categoryName } } }
+      }
+    }`;
+    const all = await server.ask('ADMIN', query);
+    expect(all.errors).toBeUndefined();
+    const nodes = all.data?.webhookDeliveries?.edges.map((edge) => edge.node) ?? [];
+    expect(nodes.map((node) => [node.webhook, node.status, node.attempts, node.lastStatusCode, node.lastError])).toEqual([
+      ['ops', 'DELIVERED', 1, 200, null],
+      ['down', 'PENDING', 1, 502, 'HTTP 502'],
+    ]);
+    expect(nodes[0]?.event).toEqual(expect.objectContaining({ type: 'CATEGORY_ADDED', categoryName: 'x' }));
+    const failing = await server.ask('ADMIN', query, { status: 'PENDING' });
+    expect(failing.data?.webhookDeliveries?.edges.map((edge) => edge.node.webhook)).toEqual(['down']);
+    const byName = await server.ask('ADMIN', query, { webhook: 'ops' });
+    expect(byName.data?.webhookDeliveries?.edges.map((edge) => edge.node.status)).toEqual(['DELIVERED']);
+    for (const role of ['VIEWER', 'PROPOSER', 'REVIEWER', 'EXECUTOR'] as const) {
+      const refused = await server.ask(role, query);
+      expect(refused.data ?? null).toBeNull();
+      expect(refused.errors?.map((error) => error.extensions?.code)).toEqual(['FORBIDDEN']);
+    }
   });
 });
 
