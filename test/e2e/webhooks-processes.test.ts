@@ -4,8 +4,9 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, describe, expect, it } from 'vitest';
+import { openDatabase } from '../../src/db/client.js';
 import { type TestDatabase, testDatabase } from '../support/database.js';
-import { createKey, databaseUrlOf, post, type StartedServer, spawnServer, startServerProcess, withDatabase } from '../support/process.js';
+import { createKey, databaseUrlOf, post, type StartedServer, spawnServer, startServerProcess } from '../support/process.js';
 
 const SECRET = 'a-webhook-secret-of-at-least-32-characters';
 const cleanups: (() => Promise<void>)[] = [];
@@ -53,8 +54,11 @@ describe('webhooks across server processes', () => {
       cleanups.push(() => started.kill());
       servers.push(started);
     }
-    // Both have read the history once (each webhook's cursor exists) before anything is added.
-    await eventually(() => withDatabase(db, async (read) => (await read.read.webhookCursor.count()) === 1));
+    // This process's own connection, to watch the delivery rows.
+    const watch = await openDatabase({ location: db.location });
+    cleanups.push(() => watch.close());
+    // The webhook's cursor exists (a server has read the history once) before anything is added.
+    await eventually(async () => (await watch.read.webhookCursor.count()) === 1);
     const admin = await createKey(db, 'admin', ['ADMIN']);
     const names = Array.from({ length: 20 }, (_, index) => `c${index}`);
     await Promise.all(
@@ -68,9 +72,7 @@ describe('webhooks across server processes', () => {
         expect(body.errors).toBeUndefined();
       }),
     );
-    await eventually(() =>
-      withDatabase(db, async (read) => (await read.read.webhookDelivery.count({ where: { status: 'DELIVERED' } })) === names.length),
-    );
+    await eventually(async () => (await watch.read.webhookDelivery.count({ where: { status: 'DELIVERED' } })) === names.length);
     // A graceful stop waits for sends under way: whatever either server sent has arrived by now.
     for (const started of servers) {
       started.child.kill('SIGTERM');
@@ -78,7 +80,7 @@ describe('webhooks across server processes', () => {
     }
     expect(received.map((entry) => entry.name).sort()).toEqual([...names].sort());
     expect(new Set(received.map((entry) => entry.delivery)).size).toBe(names.length);
-    const rows = await withDatabase(db, (read) => read.read.webhookDelivery.findMany());
+    const rows = await watch.read.webhookDelivery.findMany();
     expect(rows.map((row) => row.attempts)).toEqual(Array(names.length).fill(1));
   });
 
