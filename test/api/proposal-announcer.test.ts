@@ -1,6 +1,7 @@
 // Proposal deadlines announced when they pass (SPEC §3, §4), on the real server with the manual clock:
 // a deadline or an approval's validity → EXPIRED, a lapsed execution lease → OUTCOME_UNKNOWN, a lapsed
-// review lease → PROPOSAL_LEASE_EXPIRED, each recorded exactly once, also with a second server (its own
+// review lease → PROPOSAL_LEASE_EXPIRED, an approval past its window while more are needed →
+// PROPOSAL_APPROVAL_LAPSED, each recorded exactly once, also with a second server (its own
 // connections and announcer) on the same database. Proposals are made through the services directly.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type Database, type EventType, openDatabase } from '../../src/db/client.js';
@@ -114,6 +115,30 @@ describe('proposal deadlines, announced when they pass', () => {
     expect(await server.db.read.proposalApproval.findMany({ where: { proposalId: submitted.id } })).toMatchObject([
       { approver: REVIEWER.name, voidReason: 'EXPIRED' },
     ]);
+  });
+
+  it('records an approval that lapses while the proposal waits for a second approver, when it falls due, once', async () => {
+    const submitted = await submit('sku-lapse', { riskLevel: 'HIGH', approvalValiditySeconds: 60 });
+    const claim = await claimProposal(deps, REVIEWER, {});
+    expect(claim?.proposal.id).toBe(submitted.id);
+    const first = await reviewProposal(deps, REVIEWER, { token: claim?.token ?? '', decision: 'APPROVE', revision: 1 });
+    expect(first.state).toBe('PENDING');
+    await server.settle();
+
+    server.clock.advance(59_999);
+    await server.settle();
+    expect(await events('PROPOSAL_APPROVAL_LAPSED', submitted.id)).toHaveLength(0);
+    server.clock.advance(1);
+    await server.settle();
+    const lapsed = await events('PROPOSAL_APPROVAL_LAPSED', submitted.id);
+    expect(lapsed.map((event) => [event.actor, JSON.parse(event.details).approver, JSON.parse(event.details).approvals])).toEqual([
+      ['system', REVIEWER.name, 0],
+    ]);
+    expect(await proposal(submitted.id)).toMatchObject({ state: 'PENDING' });
+    server.clock.advance(600_000);
+    await server.settle();
+    expect(await events('PROPOSAL_APPROVAL_LAPSED', submitted.id)).toHaveLength(1);
+    expect(errorLogs()).toEqual([]);
   });
 
   it('makes an execution whose lease lapsed OUTCOME_UNKNOWN exactly once; the worker’s token is dead', async () => {

@@ -167,6 +167,8 @@ export type EventType =
   | 'MANUAL_EXECUTION_RECORDED'
   /** An authenticated principal attempted a change and was refused (missing role, not the holder, self-review, or a broken rule); details say which operation and why. Past 20 refusals in a minute, one event sums up the rest: details.count, windowStart and windowEnd. */
   | 'OPERATION_REFUSED'
+  /** An approval given while the proposal waited for more grew older than the approval window: it no longer counts, and is never reused (its approver may approve again). */
+  | 'PROPOSAL_APPROVAL_LAPSED'
   /** One reviewer approved the revision; more may be required by the risk level’s policy. */
   | 'PROPOSAL_APPROVAL_RECORDED'
   /** Enough distinct reviewers approved: the proposal may be executed until the approval expires. */

@@ -8,6 +8,7 @@ import { validateText } from '../../domain/validation.js';
 import type { Actor, ServiceDeps } from '../context.js';
 import {
   approvalStillValid,
+  lapseApprovals,
   loadForUpdate,
   move,
   NO_LEASE,
@@ -48,7 +49,8 @@ export async function reconcileProposal(
 
 /**
  * What time passing does, recorded once whichever process gets there first: deadlines and approval
- * validity → EXPIRED; a lapsed execution lease → OUTCOME_UNKNOWN; a lapsed review lease → recorded.
+ * validity → EXPIRED; a lapsed execution lease → OUTCOME_UNKNOWN; a lapsed review lease → recorded; an
+ * approval past its window while the proposal waits for more → PROPOSAL_APPROVAL_LAPSED.
  * Returns how many proposals it changed.
  */
 export async function recordProposalDeadlines(deps: ProposalDeps, limit: number): Promise<number> {
@@ -104,13 +106,25 @@ export async function recordProposalDeadlines(deps: ProposalDeps, limit: number)
       }
       changed++;
     }
+    if (changed >= limit) return changed;
+    // Read from the lapsesAt index, oldest first; a proposal with several due is handled once.
+    const lapsing = await tx.proposalApproval.findMany({
+      where: { lapsesAt: { lte: now } },
+      select: { proposalId: true },
+      take: limit - changed,
+      orderBy: { lapsesAt: 'asc' },
+    });
+    for (const proposalId of new Set(lapsing.map((approval) => approval.proposalId))) {
+      await lapseApprovals(tx, sql, await loadForUpdate(tx, proposalId), now);
+      changed++;
+    }
     return changed;
   });
 }
 
-/** When `recordProposalDeadlines` next has work: the earliest deadline, approval expiry or lease lapse. */
+/** When `recordProposalDeadlines` next has work: the earliest deadline, approval expiry, lease lapse or approval lapse. */
 export async function nextProposalDeadline(deps: ServiceDeps): Promise<Date | null> {
-  const [deadline, approval, lease] = await Promise.all([
+  const [deadline, approval, lease, lapse] = await Promise.all([
     deps.db.read.proposal.findFirst({
       where: { state: { in: ['PENDING', 'APPROVED'] }, deadline: { not: null } },
       orderBy: { deadline: 'asc' },
@@ -123,8 +137,13 @@ export async function nextProposalDeadline(deps: ServiceDeps): Promise<Date | nu
       where: { leaseExpiryRecorded: false, leaseExpiresAt: { not: null }, state: { in: ['PENDING', 'EXECUTING'] } },
       orderBy: { leaseExpiresAt: 'asc' },
     }),
+    deps.db.read.proposalApproval.findFirst({
+      where: { lapsesAt: { not: null } },
+      orderBy: { lapsesAt: 'asc' },
+      select: { lapsesAt: true },
+    }),
   ]);
-  const times = [deadline?.deadline, approval?.approvalExpiresAt, lease?.leaseExpiresAt].filter(
+  const times = [deadline?.deadline, approval?.approvalExpiresAt, lease?.leaseExpiresAt, lapse?.lapsesAt].filter(
     (time): time is Date => time instanceof Date,
   );
   return times.length === 0 ? null : new Date(Math.min(...times.map((time) => time.getTime())));

@@ -7,7 +7,17 @@ import { hashLeaseToken, issueLeaseToken, leaseExpiry } from '../../domain/lease
 import { approvalExpiry, type ProposalOperation, RISK_LEVELS, type RiskLevel, transition } from '../../domain/proposal.js';
 import { LIMITS, validateLeaseSeconds, validateText, validateToken } from '../../domain/validation.js';
 import type { Actor } from '../context.js';
-import { heldBy, loadForUpdate, move, NO_LEASE, type ProposalDeps, policyOf, proposalEvent, voidApprovals } from './shared.js';
+import {
+  heldBy,
+  lapseApprovals,
+  loadForUpdate,
+  move,
+  NO_LEASE,
+  type ProposalDeps,
+  policyOf,
+  proposalEvent,
+  voidApprovals,
+} from './shared.js';
 
 export interface ProposalClaim {
   proposal: Proposal;
@@ -153,30 +163,45 @@ export async function reviewProposal(deps: ProposalDeps, actor: Actor, input: Re
         'fingerprint',
       );
     }
-    const already = await tx.proposalApproval.findUnique({ where: { proposalId_approver: { proposalId: held.id, approver: actor.name } } });
-    if (already) throw new DomainError('ALREADY_APPROVED', 'You already approved this revision.', 'token');
-    await tx.proposalApproval.create({ data: { proposalId: held.id, approver: actor.name, approvedAt: now } });
-    const approvals = await tx.proposalApproval.count({ where: { proposalId: held.id, voidedAt: null } });
-    const to = transition(held.state, 'APPROVE', { approvalsAfter: approvals, approvalsRequired: held.approvalsRequired });
-    const policy = policyOf(deps, held.riskLevel);
-    const approved =
-      to === 'APPROVED'
-        ? {
-            approvedAt: now,
-            approvalExpiresAt: approvalExpiry(now, policy, held.approvalValiditySeconds, held.deadline),
-            operationId: randomUUID(),
-          }
-        : {};
-    const proposal = await move(tx, held, to, { ...NO_LEASE, ...approved });
+    // Approvals past their window no longer count (they would have lapsed at that moment anyway).
+    const current = await lapseApprovals(tx, sql, held, now);
+    const policy = policyOf(deps, current.riskLevel);
+    const mine = await tx.proposalApproval.findUnique({ where: { proposalId_approver: { proposalId: current.id, approver: actor.name } } });
+    if (mine && mine.voidReason !== 'LAPSED') throw new DomainError('ALREADY_APPROVED', 'You already approved this revision.', 'token');
+    // Counts for the approval window from now (a lapsed one of this reviewer's is replaced by this new one).
+    const given = {
+      approvedAt: now,
+      voidedAt: null,
+      voidReason: null,
+      lapsesAt: approvalExpiry(now, policy, current.approvalValiditySeconds, current.deadline),
+    };
+    if (mine) await tx.proposalApproval.update({ where: { id: mine.id }, data: given });
+    else await tx.proposalApproval.create({ data: { proposalId: current.id, approver: actor.name, ...given } });
+    const counted = await tx.proposalApproval.findMany({ where: { proposalId: current.id, voidedAt: null }, select: { approvedAt: true } });
+    const approvals = counted.length;
+    const to = transition(current.state, 'APPROVE', { approvalsAfter: approvals, approvalsRequired: current.approvalsRequired });
+    let approved = {};
+    if (to === 'APPROVED') {
+      // Valid for the window from the oldest approval counted: after that the quorum no longer holds.
+      const oldest = new Date(Math.min(...counted.map((approval) => approval.approvedAt.getTime())));
+      approved = {
+        approvedAt: now,
+        approvalExpiresAt: approvalExpiry(oldest, policy, current.approvalValiditySeconds, current.deadline),
+        operationId: randomUUID(),
+      };
+      // From here approvalExpiresAt governs; the approvals no longer lapse one by one.
+      await tx.proposalApproval.updateMany({ where: { proposalId: current.id, voidedAt: null }, data: { lapsesAt: null } });
+    }
+    const proposal = await move(tx, current, to, { ...NO_LEASE, ...approved });
     await proposalEvent(sql, proposal, 'PROPOSAL_APPROVAL_RECORDED', actor.name, now, {
-      from: held.state,
+      from: current.state,
       approver: actor.name,
       approvals,
-      approvalsRequired: held.approvalsRequired,
+      approvalsRequired: current.approvalsRequired,
     });
     if (to === 'APPROVED') {
       await proposalEvent(sql, proposal, 'PROPOSAL_APPROVED', actor.name, now, {
-        from: held.state,
+        from: current.state,
         approvals,
         approvalExpiresAt: proposal.approvalExpiresAt?.toISOString() ?? null,
         operationId: proposal.operationId,

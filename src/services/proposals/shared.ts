@@ -112,9 +112,39 @@ export const NO_LEASE = { leaseKind: null, leaseTokenHash: null, claimedBy: null
 export async function voidApprovals(tx: WriteTx, proposalId: number, now: Date, reason: string): Promise<number> {
   const voided = await tx.proposalApproval.updateMany({
     where: { proposalId, voidedAt: null },
-    data: { voidedAt: now, voidReason: reason },
+    data: { voidedAt: now, voidReason: reason, lapsesAt: null },
   });
   return voided.count;
+}
+
+/**
+ * Approvals age one by one: while `current` waits for more approvals, each counts for the approval window
+ * from when it was given (`lapsesAt`). Voids those past it (reason LAPSED) with one PROPOSAL_APPROVAL_LAPSED
+ * event each, so they no longer count and are never reused; the proposal's version moves on if any did.
+ * Returns the proposal as it now stands.
+ */
+export async function lapseApprovals(tx: WriteTx, sql: TxSql, current: Proposal, now: Date): Promise<Proposal> {
+  const due = await tx.proposalApproval.findMany({
+    where: { proposalId: current.id, voidedAt: null, lapsesAt: { lte: now } },
+    orderBy: { id: 'asc' },
+  });
+  if (due.length === 0) return current;
+  await tx.proposalApproval.updateMany({
+    where: { id: { in: due.map((approval) => approval.id) } },
+    data: { voidedAt: now, voidReason: 'LAPSED', lapsesAt: null },
+  });
+  const proposal = await move(tx, current, current.state);
+  const left = await tx.proposalApproval.count({ where: { proposalId: current.id, voidedAt: null } });
+  for (const approval of due) {
+    await proposalEvent(sql, proposal, 'PROPOSAL_APPROVAL_LAPSED', 'system', now, {
+      approver: approval.approver,
+      approvedAt: approval.approvedAt.toISOString(),
+      lapsedAt: (approval.lapsesAt as Date).toISOString(),
+      approvals: left,
+      approvalsRequired: current.approvalsRequired,
+    });
+  }
+  return proposal;
 }
 
 /** The target's data changed under `current`: STALE, lease ended, approvals void, event recorded. */
