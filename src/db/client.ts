@@ -11,7 +11,15 @@ import { migrateDatabase } from './migrate.js';
 import { DEFAULT_CONNECT_TIMEOUT_MS, migratePostgres } from './migrate-postgres.js';
 import { PostgresEventTail } from './postgres-tail.js';
 import { sqliteAdapter } from './sqlite-adapter.js';
-import { numberPlaceholders, PostgresTxSql, type SqlValue, sqliteValue, type TxSql, WriterStatements } from './tx-sql.js';
+import {
+  announceLastEvent,
+  numberPlaceholders,
+  PostgresTxSql,
+  type SqlValue,
+  sqliteValue,
+  type TxSql,
+  WriterStatements,
+} from './tx-sql.js';
 import { DatabaseUnavailableError, isConnectionFailure, postgresUnavailableWait } from './unavailable.js';
 import { sqliteLockWait } from './write-lock.js';
 
@@ -122,7 +130,6 @@ const TAKE_WRITE_LOCK = 'UPDATE "Category" SET "name" = "name" WHERE 0';
 export const POSTGRES_WRITE_LOCK = 'SELECT pg_advisory_xact_lock(7415620002)';
 
 /** The last committed event's time (the primary key's index: one row read). */
-const LAST_EVENT_TIME = 'SELECT "occurredAt" FROM "Event" ORDER BY "id" DESC LIMIT 1';
 
 /** Longest a PostgreSQL write transaction may sit idle (waiting on its process) before the server ends it. */
 export const IDLE_WRITER_TIMEOUT_MS = 30_000;
@@ -159,7 +166,12 @@ async function openSqlite(file: string, options: DatabaseOptions): Promise<Datab
 
   const maxWait = options.maxWaitMs ?? 15_000;
   let lastDataVersion = statements.dataVersion();
+  const lockedListeners = new Set<(lastEventAt: Date | null) => void>();
   return assemble({ dialect: 'sqlite', file }, writer, reader, {
+    onWriteLocked(listener) {
+      lockedListeners.add(listener);
+      return () => lockedListeners.delete(listener);
+    },
     runBatch: async (runJobs) => {
       try {
         return await writer.$transaction(
@@ -167,6 +179,7 @@ async function openSqlite(file: string, options: DatabaseOptions): Promise<Datab
             const sql = statements.begin();
             try {
               await sql.run(TAKE_WRITE_LOCK);
+              if (lockedListeners.size > 0) await announceLastEvent(sql, lockedListeners);
               return await runJobs(tx, sql);
             } finally {
               statements.end(sql);
@@ -248,10 +261,7 @@ async function openPostgres(location: { dialect: 'postgresql'; url: string }, op
             const sql = new PostgresTxSql(writerConnection);
             try {
               await sql.run(POSTGRES_WRITE_LOCK);
-              if (lockedListeners.size > 0) {
-                const [last] = await sql.all<{ occurredAt: Date }>(LAST_EVENT_TIME);
-                for (const listener of lockedListeners) listener(last?.occurredAt ?? null);
-              }
+              if (lockedListeners.size > 0) await announceLastEvent(sql, lockedListeners);
               const outcomes = await runJobs(tx, sql);
               committing = true;
               return outcomes;

@@ -51,14 +51,12 @@ export async function databaseClock(db: Database, logger: Logger, options: Datab
     else logger.debug(fields, "following the database server's clock");
   };
   report();
-  const shifted = offsetClock(() => state.offset, local);
-  // Never earlier than the last change any instance recorded, read under the write lock (see
-  // Database.onWriteLocked): offsets are known to a few ms, so without this floor a change made here
-  // right after another instance's could be stamped a millisecond before it.
-  let floor = 0;
-  const unfloor = db.onWriteLocked((lastEventAt) => {
-    if (lastEventAt !== null && lastEventAt.getTime() > floor) floor = lastEventAt.getTime();
-  });
+  // Offsets are known to a few ms: floored, a change made here right after another instance's is never
+  // stamped a millisecond before it.
+  const floored = flooredClock(
+    db,
+    offsetClock(() => state.offset, local),
+  );
   const timer = setInterval(() => {
     measure(db, local, samples).then(
       (next) => {
@@ -70,11 +68,8 @@ export async function databaseClock(db: Database, logger: Logger, options: Datab
   }, options.resyncMs ?? 30_000);
   timer.unref();
   return {
-    now: () => {
-      const now = shifted.now();
-      return now.getTime() < floor ? new Date(floor) : now;
-    },
-    setTimer: (at, callback) => shifted.setTimer(at, callback),
+    now: () => floored.now(),
+    setTimer: (at, callback) => floored.setTimer(at, callback),
     get offsetMs() {
       return state.offset;
     },
@@ -83,7 +78,28 @@ export async function databaseClock(db: Database, logger: Logger, options: Datab
     },
     stop: () => {
       clearInterval(timer);
-      unfloor();
+      floored.stop();
     },
+  };
+}
+
+/**
+ * `clock`, never earlier than the last change any process recorded in `db`, read under the write lock
+ * (Database.onWriteLocked). Processes' clocks agree only to a few milliseconds (on one machine too: a
+ * process's clock does not follow the wall clock set back, one started since does), so without this floor
+ * a change committed right after another process's could be stamped a millisecond before it.
+ */
+export function flooredClock(db: Database, clock: Clock): Clock & { stop(): void } {
+  let floor = 0;
+  const unfloor = db.onWriteLocked((lastEventAt) => {
+    if (lastEventAt !== null && lastEventAt.getTime() > floor) floor = lastEventAt.getTime();
+  });
+  return {
+    now: () => {
+      const now = clock.now();
+      return now.getTime() < floor ? new Date(floor) : now;
+    },
+    setTimer: (at, callback) => clock.setTimer(at, callback),
+    stop: unfloor,
   };
 }

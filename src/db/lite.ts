@@ -13,7 +13,7 @@ import DatabaseConnection, { type Database as SqliteConnection, type Statement }
 import type { Database, WriteTx } from './client.js';
 import { GroupCommit } from './group-commit.js';
 import { migrateDatabase } from './migrate.js';
-import type { SqlValue, TxSql } from './tx-sql.js';
+import { announceLastEvent, type SqlValue, type TxSql } from './tx-sql.js';
 import { sqliteLockWait } from './write-lock.js';
 
 export interface LiteOptions {
@@ -98,12 +98,14 @@ export function openLiteDatabase(options: LiteOptions): Database {
   const dataVersion = () => writer.pragma('data_version', { simple: true }) as number;
   let lastDataVersion = dataVersion();
   const commitListeners = new Set<() => void>();
+  const lockedListeners = new Set<(lastEventAt: Date | null) => void>();
   const commits = new GroupCommit<WriteTx>(
     async (runJobs) => {
       const sql = new LiteTxSql(writerStatement);
       try {
         writer.exec('BEGIN');
         await sql.run(TAKE_WRITE_LOCK);
+        if (lockedListeners.size > 0) await announceLastEvent(sql, lockedListeners);
         const outcomes = await runJobs(NO_PRISMA, sql);
         sql.open = false;
         writer.exec('COMMIT');
@@ -139,7 +141,10 @@ export function openLiteDatabase(options: LiteOptions): Database {
       const { SqliteEventTail } = await import('./event-tail.js');
       return new SqliteEventTail(file, busyTimeoutMs);
     },
-    onWriteLocked: () => () => {},
+    onWriteLocked(listener) {
+      lockedListeners.add(listener);
+      return () => lockedListeners.delete(listener);
+    },
     othersCommitted: () => {
       const version = dataVersion();
       const changed = version !== lastDataVersion;

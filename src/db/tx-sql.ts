@@ -169,3 +169,13 @@ export class PostgresTxSql implements TxSql {
     return (await this.query(sql, params)).rowCount ?? 0;
   }
 }
+
+const LAST_EVENT_TIME = 'SELECT "occurredAt" FROM "Event" ORDER BY "id" DESC LIMIT 1';
+
+/** Tells `listeners` when the last recorded event happened (one primary-key read), under the write lock. */
+export async function announceLastEvent(sql: TxSql, listeners: ReadonlySet<(lastEventAt: Date | null) => void>): Promise<void> {
+  const [last] = await sql.all<{ occurredAt: Date | number | string }>(LAST_EVENT_TIME);
+  // SQLite keeps a DATETIME as epoch milliseconds; PostgreSQL answers a Date.
+  const at = last ? new Date(last.occurredAt) : null;
+  for (const listener of listeners) listener(at);
+}
