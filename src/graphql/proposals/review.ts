@@ -30,7 +30,8 @@ builder.mutationFields((t) => ({
       }),
     }),
     authScopes: requires('Mutation', 'claimProposal', 'reviewProposal'),
-    description: 'Leases the next pending proposal for review (earliest deadline, then oldest); never your own or one you approved.',
+    description:
+      'Leases the next pending proposal for review (earliest deadline, then oldest), or the one named by `id`; never your own or one you approved.',
     errors: refusals('ClaimProposal'),
     args: {
       input: t.arg({
@@ -41,11 +42,17 @@ builder.mutationFields((t) => ({
           fields: (f) => ({
             leaseSeconds: f.int({ defaultValue: 300, description: '30–3600 seconds.' }),
             riskLevels: f.field({ type: [RiskLevelEnum], description: 'Only these risk levels.' }),
+            id: f.globalID({
+              description:
+                'This proposal rather than the next: claimed if you may review it now, otherwise refused saying why (not PENDING, your own, already approved by you, under another lease, past its deadline). `riskLevels` then does not apply.',
+            }),
           }),
         }),
       }),
     },
-    resolve: audited(async (_root, { input }, context) => ({ claim: await claimProposal(deps(context), context.actor, input) })),
+    resolve: audited(async (_root, { input }, context) => ({
+      claim: await claimProposal(deps(context), context.actor, { ...input, id: input.id ? proposalIdOf(input.id) : null }),
+    })),
   }),
   renewProposalLease: t.field({
     type: ProposalPayload('RenewProposalLease', 'The proposal with its new lease expiry.'),
@@ -101,6 +108,10 @@ builder.mutationFields((t) => ({
             revision: f.int({ description: 'APPROVE: the revision you reviewed (a different current revision refuses it).' }),
             fingerprint: f.string({ description: 'APPROVE: optionally, the fingerprint you saw; compared too.' }),
             reason: f.string({ description: 'REJECT and REQUEST_CHANGES: why (1–1000 characters).' }),
+            comment: f.string({
+              description:
+                'Optional with any decision, e.g. an approval’s conditions (1–1000 characters): kept in the decision’s event (`details.comment`).',
+            }),
           }),
         }),
       }),

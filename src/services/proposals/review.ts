@@ -1,7 +1,7 @@
 // Action proposals, review: review leases (claim, renew, release), a reviewer's decision (approvals per
 // policy up to APPROVED, rejection, changes requested) and cancellation by the proposer or an admin.
 import { randomUUID } from 'node:crypto';
-import type { Proposal } from '../../db/client.js';
+import type { Proposal, WriteTx } from '../../db/client.js';
 import { DomainError } from '../../domain/errors.js';
 import { hashLeaseToken, issueLeaseToken, leaseExpiry } from '../../domain/lease.js';
 import { approvalExpiry, type ProposalOperation, RISK_LEVELS, type RiskLevel, transition } from '../../domain/proposal.js';
@@ -26,12 +26,13 @@ export interface ProposalClaim {
 
 /**
  * Leases the next PENDING proposal for review: earliest deadline first, then oldest. Never one the
- * caller proposed or already approved. Null when none is claimable (a normal answer).
+ * caller proposed or already approved. Null when none is claimable (a normal answer). With `id`, that
+ * proposal or a refusal saying why not (`riskLevels` then does not apply).
  */
 export async function claimProposal(
   deps: ProposalDeps,
   actor: Actor,
-  input: { leaseSeconds?: number | null; riskLevels?: readonly string[] | null },
+  input: { leaseSeconds?: number | null; riskLevels?: readonly string[] | null; id?: number | null },
 ): Promise<ProposalClaim | null> {
   const leaseSeconds = validateLeaseSeconds(input.leaseSeconds ?? LIMITS.defaultLeaseSeconds);
   const risks = input.riskLevels?.length
@@ -40,17 +41,20 @@ export async function claimProposal(
   const token = issueLeaseToken();
   return deps.db.write(async (tx, sql) => {
     const now = deps.clock.now();
-    const candidate = await tx.proposal.findFirst({
-      where: {
-        state: 'PENDING',
-        OR: [{ leaseTokenHash: null }, { leaseExpiresAt: { lte: now } }],
-        proposedBy: { not: actor.name },
-        approvals: { none: { approver: actor.name, voidedAt: null } },
-        ...(risks ? { riskLevel: { in: risks } } : {}),
-        AND: [{ OR: [{ deadline: null }, { deadline: { gt: now } }] }],
-      },
-      orderBy: [{ deadline: { sort: 'asc', nulls: 'last' } }, { createdAt: 'asc' }, { id: 'asc' }],
-    });
+    const candidate =
+      input.id != null
+        ? await chosenForReview(tx, actor, input.id, now)
+        : await tx.proposal.findFirst({
+            where: {
+              state: 'PENDING',
+              OR: [{ leaseTokenHash: null }, { leaseExpiresAt: { lte: now } }],
+              proposedBy: { not: actor.name },
+              approvals: { none: { approver: actor.name, voidedAt: null } },
+              ...(risks ? { riskLevel: { in: risks } } : {}),
+              AND: [{ OR: [{ deadline: null }, { deadline: { gt: now } }] }],
+            },
+            orderBy: [{ deadline: { sort: 'asc', nulls: 'last' } }, { createdAt: 'asc' }, { id: 'asc' }],
+          });
     if (!candidate) return null;
     if (candidate.leaseTokenHash !== null && !candidate.leaseExpiryRecorded) {
       await proposalEvent(sql, candidate, 'PROPOSAL_LEASE_EXPIRED', 'system', now, {
@@ -76,6 +80,28 @@ export async function claimProposal(
     await proposalEvent(sql, proposal, 'PROPOSAL_LEASE_CLAIMED', actor.name, now, { holder: actor.name, leaseSeconds, kind: 'REVIEW' });
     return { proposal, token };
   });
+}
+
+/** The proposal `id`, if `actor` may take it for review now; otherwise a refusal saying why. */
+async function chosenForReview(tx: WriteTx, actor: Actor, id: number, now: Date): Promise<Proposal> {
+  const chosen = await loadForUpdate(tx, id);
+  if (chosen.state !== 'PENDING') {
+    throw new DomainError('PROPOSAL_STATE_CONFLICT', `Proposal ${id} is ${chosen.state}: only a PENDING proposal is reviewed.`, 'id');
+  }
+  if (chosen.proposedBy === actor.name) throw new DomainError('SELF_APPROVAL', 'You proposed this; another reviewer must review it.', 'id');
+  if (chosen.deadline && chosen.deadline.getTime() <= now.getTime()) {
+    throw new DomainError('DEADLINE_PASSED', `The deadline passed at ${chosen.deadline.toISOString()}.`, 'id');
+  }
+  if (chosen.leaseTokenHash !== null && chosen.leaseExpiresAt !== null && chosen.leaseExpiresAt.getTime() > now.getTime()) {
+    throw new DomainError(
+      'CLAIM_CONFLICT',
+      `Proposal ${id} is under ${chosen.claimedBy}'s ${chosen.leaseKind === 'EXECUTION' ? 'execution' : 'review'} lease until ${chosen.leaseExpiresAt.toISOString()}.`,
+      'id',
+    );
+  }
+  const approved = await tx.proposalApproval.findFirst({ where: { proposalId: id, approver: actor.name, voidedAt: null } });
+  if (approved) throw new DomainError('ALREADY_APPROVED', 'You already approved this revision.', 'id');
+  return chosen;
 }
 
 /** Renews a review or execution lease from now. */
@@ -122,11 +148,14 @@ export interface ReviewInput {
   fingerprint?: string | null;
   /** Required for REJECT and REQUEST_CHANGES. */
   reason?: string | null;
+  /** Optional, with any decision (an approval's conditions or remarks): kept in the decision's event. */
+  comment?: string | null;
 }
 
 /** Records a reviewer's decision under its review lease; the lease ends with it. */
 export async function reviewProposal(deps: ProposalDeps, actor: Actor, input: ReviewInput): Promise<Proposal> {
   const reason = input.decision === 'APPROVE' ? null : validateText(input.reason ?? '', 'reason', LIMITS.reason);
+  const comment = input.comment == null ? null : validateText(input.comment, 'comment', LIMITS.reason);
   if (input.decision === 'APPROVE' && input.revision == null) {
     throw new DomainError('REVISION_MISMATCH', 'Name the revision you reviewed.', 'revision');
   }
@@ -146,6 +175,7 @@ export async function reviewProposal(deps: ProposalDeps, actor: Actor, input: Re
       await proposalEvent(sql, proposal, operation === 'REJECT' ? 'PROPOSAL_REJECTED' : 'PROPOSAL_CHANGES_REQUESTED', actor.name, now, {
         from: held.state,
         reason,
+        comment,
       });
       return proposal;
     }
@@ -198,6 +228,7 @@ export async function reviewProposal(deps: ProposalDeps, actor: Actor, input: Re
       approver: actor.name,
       approvals,
       approvalsRequired: current.approvalsRequired,
+      comment,
     });
     if (to === 'APPROVED') {
       await proposalEvent(sql, proposal, 'PROPOSAL_APPROVED', actor.name, now, {
