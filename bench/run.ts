@@ -46,7 +46,7 @@ import {
   seedItems,
   totalErrors,
 } from './load.js';
-import { describeMachine } from './machine.js';
+import { describeMachine, type Machine } from './machine.js';
 import { type PostgresOptions, type PostgresReport, runPostgres } from './postgres.js';
 import { postgresMarkdown, postgresSummary } from './postgres-report.js';
 import { connectProfiler, inspectorUrl, summariseProfile } from './profile.js';
@@ -520,55 +520,42 @@ async function main(): Promise<number> {
 }
 
 /** `--scale-only`: the scale part alone, its section printed rather than written (BENCHMARKS.md holds whole runs). */
-async function scaleOnly(options: ScaleOptions, command: string, synchronous: 'NORMAL' | 'FULL', keep: boolean): Promise<number> {
-  log(`Leasehold bench, scale part only (${options.quick ? 'quick' : 'full'}): ${command}; synchronous=${synchronous}`);
-  log('building (npm run build)…');
-  build();
-  const tmp = mkdtempSync(path.join(os.tmpdir(), 'leasehold-bench-'));
-  const memory = new Database(':memory:');
-  const machine = describeMachine((memory.prepare('SELECT sqlite_version() AS v').get() as { v: string }).v, tmp);
-  memory.close();
-  let report: ScaleReport;
-  try {
-    report = await runScale(tmp, synchronous, options, log);
-  } finally {
-    if (keep) log(`kept ${tmp}`);
-    else rmSync(tmp, { recursive: true, force: true });
-  }
-  log(`\n${scaleMarkdown(report, null, machine).join('\n')}\n`);
-  log(scaleSummary(report).join('\n'));
-  for (const line of report.serverLogLines.slice(0, 10)) log(`server log: ${line}`);
-  for (const v of report.verifications) log(`${v.ok ? 'ok  ' : 'FAIL'} ${v.label}: ${v.detail}`);
-  const failed = report.serverLogLines.length > 0 || report.verifications.some((v) => !v.ok);
-  if (failed) log('\nFAILED: a check failed (see above).');
-  return failed ? 1 : 0;
+function scaleOnly(options: ScaleOptions, command: string, synchronous: 'NORMAL' | 'FULL', keep: boolean): Promise<number> {
+  return partAlone<ScaleReport>(
+    `Leasehold bench, scale part only (${options.quick ? 'quick' : 'full'}): ${command}; synchronous=${synchronous}`,
+    keep,
+    (tmp) => runScale(tmp, synchronous, options, log),
+    (report, machine) => {
+      log(`\n${scaleMarkdown(report, null, machine).join('\n')}\n`);
+      log(scaleSummary(report).join('\n'));
+      return checked(report);
+    },
+  );
 }
 
 /**
  * `--postgres-only`: the PostgreSQL part alone, its section printed rather than written. Without an
  * admin URL there is nothing to measure, which is a failure here (unlike in a whole run).
  */
-async function postgresOnly(options: PostgresOptions, command: string, synchronous: 'NORMAL' | 'FULL', keep: boolean): Promise<number> {
-  log(`Leasehold bench, PostgreSQL part only (${options.quick ? 'quick' : 'full'}): ${command}`);
-  log('building (npm run build)…');
-  build();
-  const tmp = mkdtempSync(path.join(os.tmpdir(), 'leasehold-bench-'));
-  const memory = new Database(':memory:');
-  const machine = describeMachine((memory.prepare('SELECT sqlite_version() AS v').get() as { v: string }).v, tmp);
-  memory.close();
-  let report: PostgresReport;
-  try {
-    report = await runPostgres(tmp, synchronous, options, log);
-  } finally {
-    if (keep) log(`kept ${tmp}`);
-    else rmSync(tmp, { recursive: true, force: true });
-  }
-  if (report.skipped) {
-    log(`\nFAILED: --postgres-only, but the part was skipped: ${report.skipped}.`);
-    return 1;
-  }
-  log(`\n${postgresMarkdown(report, null, machine, command).join('\n')}\n`);
-  log(postgresSummary(report).join('\n'));
+function postgresOnly(options: PostgresOptions, command: string, synchronous: 'NORMAL' | 'FULL', keep: boolean): Promise<number> {
+  return partAlone<PostgresReport>(
+    `Leasehold bench, PostgreSQL part only (${options.quick ? 'quick' : 'full'}): ${command}`,
+    keep,
+    (tmp) => runPostgres(tmp, synchronous, options, log),
+    (report, machine) => {
+      if (report.skipped) {
+        log(`\nFAILED: --postgres-only, but the part was skipped: ${report.skipped}.`);
+        return 1;
+      }
+      log(`\n${postgresMarkdown(report, null, machine, command).join('\n')}\n`);
+      log(postgresSummary(report).join('\n'));
+      return checked(report);
+    },
+  );
+}
+
+/** Prints a part's server log lines and checks; 1 when any check failed or the server logged an error. */
+function checked(report: { serverLogLines: string[]; verifications: Verification[] }): number {
   for (const line of report.serverLogLines.slice(0, 10)) log(`server log: ${line}`);
   for (const v of report.verifications) log(`${v.ok ? 'ok  ' : 'FAIL'} ${v.label}: ${v.detail}`);
   const failed = report.serverLogLines.length > 0 || report.verifications.some((v) => !v.ok);
@@ -577,11 +564,16 @@ async function postgresOnly(options: PostgresOptions, command: string, synchrono
 }
 
 /**
- * `--live-scale-only`: the live-at-scale part alone. With --write its section replaces the "Live at scale"
- * section of BENCHMARKS.md (or is appended), the rest of the file kept as the last whole run wrote it.
+ * One part of the bench alone: builds, describes the machine, runs `part` in a temporary directory (kept
+ * with --keep), and hands its report to `finish` with the machine and the date; returns `finish`'s exit code.
  */
-async function liveScaleOnly(options: LiveScaleOptions, command: string, synchronous: 'NORMAL' | 'FULL', run: Options): Promise<number> {
-  log(`Leasehold bench, live-at-scale part only (${options.quick ? 'quick' : 'full'}): ${command}; synchronous=${synchronous}`);
+async function partAlone<R>(
+  title: string,
+  keep: boolean,
+  part: (tmp: string) => Promise<R>,
+  finish: (report: R, machine: Machine, date: string) => number,
+): Promise<number> {
+  log(title);
   log('building (npm run build)…');
   build();
   const tmp = mkdtempSync(path.join(os.tmpdir(), 'leasehold-bench-'));
@@ -589,52 +581,55 @@ async function liveScaleOnly(options: LiveScaleOptions, command: string, synchro
   const machine = describeMachine((memory.prepare('SELECT sqlite_version() AS v').get() as { v: string }).v, tmp);
   memory.close();
   const date = new Date().toISOString();
-  let report: LiveScaleReport;
+  let report: R;
   try {
-    report = await runLiveScale(tmp, synchronous, options, log);
-  } finally {
-    if (run.keep) log(`kept ${tmp}`);
-    else rmSync(tmp, { recursive: true, force: true });
-  }
-  const section = liveScaleMarkdown(report, command, machine, date).join('\n');
-  log(`\n${section}\n`);
-  log(liveScaleSummary(report).join('\n'));
-  for (const line of report.serverLogLines.slice(0, 10)) log(`server log: ${line}`);
-  for (const v of report.verifications) log(`${v.ok ? 'ok  ' : 'FAIL'} ${v.label}: ${v.detail}`);
-  if (run.write) {
-    const file = path.join(ROOT, 'BENCHMARKS.md');
-    const current = existsSync(file) ? readFileSync(file, 'utf8') : '';
-    writeFileSync(file, replaceSection(current, '## Live at scale', section));
-    log('wrote the "Live at scale" section of BENCHMARKS.md');
-  }
-  const failed = report.serverLogLines.length > 0 || report.verifications.some((v) => !v.ok);
-  if (failed) log('\nFAILED: a check failed (see above).');
-  return failed ? 1 : 0;
-}
-
-/** `--attacks-only`: the /health-under-attack part alone, its table printed (never written to BENCHMARKS.md). */
-async function attacksOnly(options: AttackOptions, command: string, synchronous: 'NORMAL' | 'FULL', keep: boolean): Promise<number> {
-  log(`Leasehold bench, /health-under-attack part only: ${command}; synchronous=${synchronous}`);
-  log('building (npm run build)…');
-  build();
-  const tmp = mkdtempSync(path.join(os.tmpdir(), 'leasehold-bench-'));
-  const memory = new Database(':memory:');
-  const machine = describeMachine((memory.prepare('SELECT sqlite_version() AS v').get() as { v: string }).v, tmp);
-  memory.close();
-  const date = new Date().toISOString();
-  let report: AttackReport;
-  try {
-    report = await runAttacks(tmp, synchronous, options, log);
+    report = await part(tmp);
   } finally {
     if (keep) log(`kept ${tmp}`);
     else rmSync(tmp, { recursive: true, force: true });
   }
-  log(`\n${attacksMarkdown(report, command, machine, date).join('\n')}\n`);
-  for (const line of report.serverLogLines.slice(0, 10)) log(`server log: ${line}`);
-  const failed = attacksFailed(report);
-  if (failed)
-    log('\nFAILED: an attack was not answered as the limits say, /health failed, or the server did not stop cleanly (see above).');
-  return failed ? 1 : 0;
+  return finish(report, machine, date);
+}
+
+/**
+ * `--live-scale-only`: the live-at-scale part alone. With --write its section replaces the "Live at scale"
+ * section of BENCHMARKS.md (or is appended), the rest of the file kept as the last whole run wrote it.
+ */
+function liveScaleOnly(options: LiveScaleOptions, command: string, synchronous: 'NORMAL' | 'FULL', run: Options): Promise<number> {
+  return partAlone<LiveScaleReport>(
+    `Leasehold bench, live-at-scale part only (${options.quick ? 'quick' : 'full'}): ${command}; synchronous=${synchronous}`,
+    run.keep,
+    (tmp) => runLiveScale(tmp, synchronous, options, log),
+    (report, machine, date) => {
+      const section = liveScaleMarkdown(report, command, machine, date).join('\n');
+      log(`\n${section}\n`);
+      log(liveScaleSummary(report).join('\n'));
+      if (run.write) {
+        const file = path.join(ROOT, 'BENCHMARKS.md');
+        const current = existsSync(file) ? readFileSync(file, 'utf8') : '';
+        writeFileSync(file, replaceSection(current, '## Live at scale', section));
+        log('wrote the "Live at scale" section of BENCHMARKS.md');
+      }
+      return checked(report);
+    },
+  );
+}
+
+/** `--attacks-only`: the /health-under-attack part alone, its table printed (never written to BENCHMARKS.md). */
+function attacksOnly(options: AttackOptions, command: string, synchronous: 'NORMAL' | 'FULL', keep: boolean): Promise<number> {
+  return partAlone<AttackReport>(
+    `Leasehold bench, /health-under-attack part only: ${command}; synchronous=${synchronous}`,
+    keep,
+    (tmp) => runAttacks(tmp, synchronous, options, log),
+    (report, machine, date) => {
+      log(`\n${attacksMarkdown(report, command, machine, date).join('\n')}\n`);
+      for (const line of report.serverLogLines.slice(0, 10)) log(`server log: ${line}`);
+      const failed = attacksFailed(report);
+      if (failed)
+        log('\nFAILED: an attack was not answered as the limits say, /health failed, or the server did not stop cleanly (see above).');
+      return failed ? 1 : 0;
+    },
+  );
 }
 
 /** `text` with the section under `heading` (up to the next heading of the same level) replaced by `section`, or with it appended. */
