@@ -9,6 +9,7 @@ import type { Config } from './config.js';
 import type { Database } from './db/client.js';
 import { WriteHealth } from './db/write-health.js';
 import type { Clock } from './domain/clock.js';
+import { NO_SENSITIVE_PATHS } from './domain/masking.js';
 import { DEFAULT_POLICIES } from './domain/proposal.js';
 import { Live } from './events/live.js';
 import { schema } from './graphql/schema.js';
@@ -40,6 +41,7 @@ export interface AppOptions {
         | 'subscriptionLimits'
         | 'persistedOperations'
         | 'webhooks'
+        | 'sensitiveFields'
       >
     >;
   logger: Logger;
@@ -114,7 +116,13 @@ export function createApp(options: AppOptions): App {
   });
 
   // Fed by the history: an event committed here or by another process wakes it; nothing waits for it.
-  const webhooks = new WebhookDispatcher({ db, clock, logger, webhooks: config.webhooks ?? [] });
+  const webhooks = new WebhookDispatcher({
+    db,
+    clock,
+    logger,
+    webhooks: config.webhooks ?? [],
+    sensitiveFields: config.sensitiveFields ?? NO_SENSITIVE_PATHS,
+  });
   live.feed.observe(webhooks.onEvents);
 
   // A revoked key stops working at once, whichever process revoked it, and the connections it opened end.

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { EVENT_TYPES, type EventType } from './domain/events.js';
+import { parseSensitivePaths, SensitivePathError, type SensitivePaths } from './domain/masking.js';
 import { DEFAULT_POLICIES, type Policies } from './domain/proposal.js';
 
 /** The dashboard's trusted documents, written by `npm run codegen` next to its typed documents (the same path from src/ and dist/). */
@@ -57,6 +58,7 @@ const schema = z.object({
   SUBSCRIPTIONS_PER_CONNECTION: z.coerce.number().int().min(1).max(100_000).default(100),
   SUBSCRIPTIONS_PER_PRINCIPAL: z.coerce.number().int().min(1).max(1_000_000).default(500),
   WEBHOOKS: z.string().optional(),
+  PROPOSAL_SENSITIVE_FIELDS: z.string().optional(),
 });
 
 const policySchema = z.strictObject({
@@ -136,6 +138,16 @@ export function webhooksConfig(text: string | undefined): WebhookConfig[] {
   return parsed.data.map((webhook) => ({ ...webhook, events: [...new Set(webhook.events as EventType[])] }));
 }
 
+/** PROPOSAL_SENSITIVE_FIELDS: a JSON array of paths into parameters/currentValue/proposedValue (src/domain/masking.ts). */
+export function sensitiveFieldsConfig(text: string | undefined): SensitivePaths {
+  try {
+    return parseSensitivePaths(text);
+  } catch (error) {
+    if (error instanceof SensitivePathError) throw new ConfigError(`Invalid configuration: PROPOSAL_SENSITIVE_FIELDS: ${error.message}`);
+    throw error;
+  }
+}
+
 /** During development a page served from this machine (a dev server on any port) may call the API. */
 const DEVELOPMENT_CORS_ORIGINS = ['http://localhost:*', 'http://127.0.0.1:*'];
 
@@ -211,6 +223,8 @@ export interface Config {
   subscriptionLimits: { perConnection: number; perPrincipal: number };
   /** Outbound webhooks (WEBHOOKS); none by default. Their secrets are never logged. */
   webhooks: readonly WebhookConfig[];
+  /** Parts of proposals shown as "[masked]" to principals without SENSITIVE_READER (PROPOSAL_SENSITIVE_FIELDS); none by default. */
+  sensitiveFields: SensitivePaths;
 }
 
 export interface ConnectionLimits {
@@ -374,5 +388,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     approvalPolicies: approvalPolicies(values.APPROVAL_POLICIES),
     subscriptionLimits: { perConnection: values.SUBSCRIPTIONS_PER_CONNECTION, perPrincipal: values.SUBSCRIPTIONS_PER_PRINCIPAL },
     webhooks: webhooksConfig(values.WEBHOOKS),
+    sensitiveFields: sensitiveFieldsConfig(values.PROPOSAL_SENSITIVE_FIELDS),
   };
 }

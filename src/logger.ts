@@ -7,8 +7,19 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
       level,
       base: { service: 'leasehold' },
       timestamp: pino.stdTimeFunctions.isoTime,
-      // Defence in depth: tokens are never passed to the logger, and these paths are scrubbed if they ever are.
-      redact: { paths: ['token', '*.token', 'authorization', '*.authorization', 'headers.authorization'], censor: '[redacted]' },
+      // Defence in depth: tokens and proposals' values (personal data, PROPOSAL_SENSITIVE_FIELDS) are never
+      // passed to the logger, and these paths are scrubbed if they ever are.
+      redact: {
+        paths: [
+          'token',
+          '*.token',
+          'authorization',
+          '*.authorization',
+          'headers.authorization',
+          ...['parameters', 'currentValue', 'proposedValue', 'variables'].flatMap((field) => [field, `*.${field}`]),
+        ],
+        censor: '[redacted]',
+      },
     },
     destination,
   );

@@ -7,6 +7,8 @@ export const ROLES = {
   REVIEWER: 'Claims items under a lease and decides them; never an item it proposed.',
   EXECUTOR: 'Carries out approved action proposals (or records that they were carried out by hand).',
   VIEWER: 'Reads the queue, its history and its live streams.',
+  SENSITIVE_READER:
+    'Reads the sensitive parts of proposals (PROPOSAL_SENSITIVE_FIELDS) unmasked; everyone else, ADMIN included, sees "[masked]". Grants nothing else.',
 } as const;
 
 export type Role = keyof typeof ROLES;
@@ -72,6 +74,8 @@ export const PERMISSIONS = {
   manageCategories: ['ADMIN'],
   manageApiKeys: ['ADMIN'],
   readWebhookDeliveries: ['ADMIN'],
+  // Personal data: PROPOSAL_SENSITIVE_FIELDS unmasked (not implied by ADMIN: least privilege).
+  readSensitive: ['SENSITIVE_READER'],
 } as const satisfies Record<string, readonly Role[]>;
 
 export type Permission = keyof typeof PERMISSIONS;

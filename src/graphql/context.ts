@@ -2,6 +2,7 @@
 // services they call into.
 import type { Principal } from '../domain/access.js';
 import type { DomainError } from '../domain/errors.js';
+import type { SensitivePaths } from '../domain/masking.js';
 import type { Live } from '../events/live.js';
 import type { Logger } from '../logger.js';
 import type { Actor, ServiceDeps } from '../services/context.js';
@@ -17,6 +18,8 @@ export interface GraphQLContext extends ServiceDeps {
   connection: ConnectionScope | null;
   /** Approval policies per risk level (configuration). */
   policies: Policies;
+  /** Parts of proposals masked for principals without SENSITIVE_READER (src/domain/masking.ts). */
+  sensitiveFields: SensitivePaths;
   /** The authenticated caller. Anonymous requests never reach GraphQL (see src/auth/). */
   principal: Principal;
   /** The principal as services see it: every change records it as actor, holder or decider. */

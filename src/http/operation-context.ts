@@ -8,6 +8,7 @@ import type { Database } from '../db/client.js';
 import type { Principal } from '../domain/access.js';
 import type { Clock } from '../domain/clock.js';
 import type { DomainError } from '../domain/errors.js';
+import type { SensitivePaths } from '../domain/masking.js';
 import type { Policies } from '../domain/proposal.js';
 import type { Live } from '../events/live.js';
 import type { ConnectionScope, GraphQLContext } from '../graphql/context.js';
@@ -22,6 +23,8 @@ export interface OperationContextOptions {
   logger: Logger;
   authenticator: Authenticator;
   policies: Policies;
+  /** PROPOSAL_SENSITIVE_FIELDS, parsed. */
+  sensitiveFields: SensitivePaths;
   /** Request ids, set by the requestIds plugin. */
   ids: WeakMap<Request, string>;
   /** Authenticated callers of HTTP requests, set by the authentication plugin (a WebSocket's is on its connection). */
@@ -33,7 +36,7 @@ export interface OperationContextOptions {
 }
 
 export function operationContext(options: OperationContextOptions) {
-  const { db, clock, live, logger, authenticator, policies, ids, principals, refusalLog, refusalLimiter } = options;
+  const { db, clock, live, logger, authenticator, policies, sensitiveFields, ids, principals, refusalLog, refusalLimiter } = options;
   return ({ request, connection }: YogaInitialContext & { connection?: unknown }): GraphQLContext => {
     const requestId = (request && ids.get(request)) ?? randomUUID();
     const principal = request ? principals.get(request) : (connection as Connection | undefined)?.principal;
@@ -51,6 +54,7 @@ export function operationContext(options: OperationContextOptions) {
       principal,
       actor,
       policies,
+      sensitiveFields,
       connection: (connection as ConnectionScope | undefined) ?? null,
       recordRefusal(operation: string, error: DomainError) {
         refusalLimiter.charge(principal.name);

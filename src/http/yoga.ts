@@ -14,6 +14,7 @@ import type { Database } from '../db/client.js';
 import type { WriteHealth } from '../db/write-health.js';
 import type { Principal } from '../domain/access.js';
 import type { Clock } from '../domain/clock.js';
+import { NO_SENSITIVE_PATHS } from '../domain/masking.js';
 import { DEFAULT_POLICIES } from '../domain/proposal.js';
 import type { Live } from '../events/live.js';
 import { FIELD_PERMISSIONS } from '../graphql/builder.js';
@@ -52,7 +53,7 @@ export interface GraphQLYogaOptions {
   /** Null when metrics are off: /metrics is then an ordinary 404. */
   metrics: Metrics | null;
   config: Pick<Config, 'graphiql' | 'maxBodyBytes'> &
-    Partial<Pick<Config, 'metricsPublic' | 'introspection' | 'rateLimit' | 'approvalPolicies' | 'corsOrigins'>>;
+    Partial<Pick<Config, 'metricsPublic' | 'introspection' | 'rateLimit' | 'approvalPolicies' | 'corsOrigins' | 'sensitiveFields'>>;
   /** True once the app is stopping: /ready answers 503 from then on. */
   stopping: () => boolean;
   /** The outcome of this instance's writes: /ready answers 503 while they fail. */
@@ -71,6 +72,7 @@ export function createGraphQLYoga(options: GraphQLYogaOptions): GraphQLYoga {
   const principals = new WeakMap<Request, Principal>();
   const limiter = new RateLimiter(config.rateLimit ?? { perSecond: 50, burst: 100 }, clock);
   const policies = config.approvalPolicies ?? DEFAULT_POLICIES;
+  const sensitiveFields = config.sensitiveFields ?? NO_SENSITIVE_PATHS;
   // Turning the rate limit off (RATE_LIMIT_PER_SECOND=0) turns the refusals' limits off too: each is then its own row.
   const limitRefusals = limiter.enabled;
   const refusalLog = new RefusalLog({ db, clock, logger }, limitRefusals ? REFUSAL_WINDOW : null);
@@ -98,7 +100,19 @@ export function createGraphQLYoga(options: GraphQLYogaOptions): GraphQLYoga {
     // Errors outside execution (e.g. while building the context) have no request id at hand.
     maskedErrors: { maskError: (error) => toClientError(error, 'none', logger) },
     logging: yogaLogging(logger),
-    context: operationContext({ db, clock, live, logger, authenticator, policies, ids, principals, refusalLog, refusalLimiter }),
+    context: operationContext({
+      db,
+      clock,
+      live,
+      logger,
+      authenticator,
+      policies,
+      sensitiveFields,
+      ids,
+      principals,
+      refusalLog,
+      refusalLimiter,
+    }),
     plugins: [
       requestIds(logger, ids),
       crossOrigin(config.corsOrigins ?? []),

@@ -5,6 +5,7 @@ import type { WebhookConfig } from '../config.js';
 import type { Database } from '../db/client.js';
 import type { Clock, Timer } from '../domain/clock.js';
 import { shownDetails } from '../domain/events.js';
+import { NO_SENSITIVE_PATHS, type SensitivePaths, shownDetailsValues } from '../domain/masking.js';
 import { webhookSignature } from '../domain/webhooks.js';
 import type { FeedEvent } from '../events/feed.js';
 import type { Logger } from '../logger.js';
@@ -31,13 +32,15 @@ export interface WebhookDispatcherOptions {
   clock: Clock;
   logger: Logger;
   webhooks: readonly WebhookConfig[];
+  /** PROPOSAL_SENSITIVE_FIELDS: a receiver is no principal, so they are always masked. */
+  sensitiveFields?: SensitivePaths;
   timeoutMs?: number;
   /** [0, 1): the backoff's jitter. */
   random?: () => number;
 }
 
-/** The JSON body of one delivery. */
-export function deliveryBody(delivery: ClaimedDelivery): string {
+/** The JSON body of one delivery; sensitive values are always masked (a receiver is no principal). */
+export function deliveryBody(delivery: ClaimedDelivery, sensitiveFields: SensitivePaths = NO_SENSITIVE_PATHS): string {
   const { event } = delivery;
   return JSON.stringify({
     id: delivery.id,
@@ -52,7 +55,7 @@ export function deliveryBody(delivery: ClaimedDelivery): string {
       categoryName: event.categoryName,
       fromStatus: event.fromStatus,
       toStatus: event.toStatus,
-      details: shownDetails(event.type, JSON.parse(event.details) as Record<string, unknown>),
+      details: shownDetailsValues(shownDetails(event.type, JSON.parse(event.details) as Record<string, unknown>), sensitiveFields, false),
     },
   });
 }
@@ -168,7 +171,7 @@ export class WebhookDispatcher {
   }
 
   private async send(webhook: WebhookConfig, delivery: ClaimedDelivery): Promise<SendResult> {
-    const body = deliveryBody(delivery);
+    const body = deliveryBody(delivery, this.options.sensitiveFields);
     try {
       const response = await fetch(webhook.url, {
         method: 'POST',

@@ -240,6 +240,8 @@ export type Role =
   | 'PROPOSER'
   /** Claims items under a lease and decides them; never an item it proposed. */
   | 'REVIEWER'
+  /** Reads the sensitive parts of proposals (PROPOSAL_SENSITIVE_FIELDS) unmasked; everyone else, ADMIN included, sees "[masked]". Grants nothing else. */
+  | 'SENSITIVE_READER'
   /** Reads the queue, its history and its live streams. */
   | 'VIEWER';
 

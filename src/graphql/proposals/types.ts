@@ -2,7 +2,9 @@
 // inputs it is made of, the lease and payload types the mutations answer with, and the resolver helpers
 // (service deps, global id and target record id checks).
 import type { ExecutionAttempt, Proposal, ProposalApproval } from '../../db/client.js';
+import { can } from '../../domain/access.js';
 import { DomainError } from '../../domain/errors.js';
+import { type MaskableField, shownValue } from '../../domain/masking.js';
 import { blockedReason, PROPOSAL_STATES, type ProposalState, RISK_LEVELS, type RiskLevel } from '../../domain/proposal.js';
 import { approvalsOf, attemptsOf, findProposalsByIds, nextRevisionOf } from '../../services/proposal-queries.js';
 import type { ProposalDeps } from '../../services/proposals/index.js';
@@ -31,6 +33,14 @@ export const RiskLevelEnum = builder.enumType('RiskLevel', {
     { description: string }
   >,
 });
+
+/**
+ * A stored JSON field as this caller may see it: PROPOSAL_SENSITIVE_FIELDS masked unless it has SENSITIVE_READER.
+ * Under a subscription the result is shared by subscribers with the same roles (shared-subscriptions.ts keys on them).
+ */
+function shown(context: GraphQLContext, field: MaskableField, stored: string): unknown {
+  return shownValue(field, JSON.parse(stored) as unknown, context.sensitiveFields, can(context.principal, 'readSensitive'));
+}
 
 export const deps = (context: GraphQLContext): ProposalDeps => ({ db: context.db, clock: context.clock, policies: context.policies });
 
@@ -109,8 +119,8 @@ builder.node(ProposalRef, {
     action: t.exposeString('action', { description: 'The operation to carry out (e.g. "refund").' }),
     parameters: t.field({
       type: 'JSONObject',
-      description: 'Its parameters. Reviewers cannot edit them.',
-      resolve: (p) => JSON.parse(p.parameters) as Record<string, unknown>,
+      description: 'Its parameters. Reviewers cannot edit them. Sensitive parts read "[masked]" without SENSITIVE_READER.',
+      resolve: (p, _args, context) => shown(context, 'parameters', p.parameters) as Record<string, unknown>,
     }),
     reason: t.exposeString('reason', { description: 'Why the proposer wants it.' }),
     target: t.field({
@@ -121,14 +131,14 @@ builder.node(ProposalRef, {
     currentValue: t.field({
       type: 'JSON',
       nullable: true,
-      description: 'The target’s value now, as the proposer saw it.',
-      resolve: (p) => JSON.parse(p.currentValue) as unknown,
+      description: 'The target’s value now, as the proposer saw it. Sensitive parts read "[masked]" without SENSITIVE_READER.',
+      resolve: (p, _args, context) => shown(context, 'currentValue', p.currentValue),
     }),
     proposedValue: t.field({
       type: 'JSON',
       nullable: true,
-      description: 'The value after the action.',
-      resolve: (p) => JSON.parse(p.proposedValue) as unknown,
+      description: 'The value after the action. Sensitive parts read "[masked]" without SENSITIVE_READER.',
+      resolve: (p, _args, context) => shown(context, 'proposedValue', p.proposedValue),
     }),
     dataSource: t.exposeString('dataSource', { description: 'Where the proposer’s data came from.' }),
     riskLevel: t.field({ type: RiskLevelEnum, description: 'Picks the approval policy.', resolve: (p) => p.riskLevel }),

@@ -1,6 +1,8 @@
 // GraphQL shape of the append-only history.
 
+import { can } from '../../domain/access.js';
 import { shownDetails } from '../../domain/events.js';
+import { shownDetailsValues } from '../../domain/masking.js';
 import type { FeedEvent } from '../../events/feed.js';
 import { findEventsByIds, findItemsByIds } from '../../services/queries.js';
 import { renamedTo } from '../aliases.js';
@@ -66,8 +68,14 @@ builder.node(EventRef, {
     itemVersion: t.exposeInt('itemVersion', { nullable: true, description: 'The item version this change produced.' }),
     details: t.field({
       type: 'JSONObject',
-      description: 'Type-specific details (see docs/domain.md). Never contains a lease token, nor any part of an API key.',
-      resolve: (event) => shownDetails(event.type, JSON.parse(event.details) as Record<string, unknown>),
+      description:
+        'Type-specific details (see docs/domain.md). Never contains a lease token, nor any part of an API key, nor an unmasked sensitive value without SENSITIVE_READER.',
+      resolve: (event, _args, context) =>
+        shownDetailsValues(
+          shownDetails(event.type, JSON.parse(event.details) as Record<string, unknown>),
+          context.sensitiveFields,
+          can(context.principal, 'readSensitive'),
+        ),
     }),
   }),
 });
