@@ -301,4 +301,47 @@ describe('migrations', () => {
     db.close();
     expect(existsSync(file)).toBe(true);
   });
+
+  it('upgrade a file with API keys to the longer roles list (the table rebuilt), keeping every key, its id and its CHECKs', () => {
+    counter += 1;
+    const dir = path.join(scratch, `migrations-${counter}`);
+    for (const migration of MIGRATIONS.filter((candidate) => candidate.name < '20261202043000_sensitive_reader_role')) {
+      mkdirSync(path.join(dir, migration.name), { recursive: true });
+      copyFileSync(path.join(MIGRATIONS_DIR, migration.name, 'migration.sql'), path.join(dir, migration.name, 'migration.sql'));
+    }
+    const file = freshFile();
+    migrateDatabase(file, { dir });
+    const insert = `INSERT INTO "ApiKey" ("name", "roles", "keyHash", "prefix", "createdAt", "createdBy", "revokedAt", "revokedBy") VALUES (?, ?, ?, 'lhk_x', 1, 'admin', ?, ?)`;
+    const before = new Database(file);
+    before.prepare(insert).run('ada', 'ADMIN', 'a'.repeat(64), null, null);
+    before.prepare(insert).run('rita', 'REVIEWER,VIEWER', 'b'.repeat(64), 5, 'ada');
+    expect(() => before.prepare(insert).run('sam', 'SENSITIVE_READER,VIEWER', 'c'.repeat(64), null, null)).toThrow(
+      /CHECK constraint failed/,
+    );
+    const rows = before.prepare('SELECT * FROM "ApiKey" ORDER BY "id"').all();
+    before.close();
+
+    expect(migrateDatabase(file)).toContain('20261202043000_sensitive_reader_role');
+    const after = new Database(file);
+    expect(after.prepare('SELECT * FROM "ApiKey" ORDER BY "id"').all()).toEqual(rows);
+    after.prepare(insert).run('sam', 'SENSITIVE_READER,VIEWER', 'c'.repeat(64), null, null);
+    after.prepare(insert).run('rex', 'RECONCILER', 'd'.repeat(64), null, null);
+    expect(after.prepare(`SELECT "id" FROM "ApiKey" WHERE "name" = 'rex'`).get()).toEqual({ id: 4 });
+    for (const [roles, hash] of [
+      ['ADMIN,,VIEWER', 'e'],
+      ['SENSITIVE,VIEWER', 'f'],
+      ['READER', 'g'],
+    ] as const) {
+      expect(() => after.prepare(insert).run('x', roles, hash.repeat(64), null, null), roles).toThrow(
+        /CHECK constraint failed: ApiKey_roles_check/,
+      );
+    }
+    expect(() => after.prepare(insert).run('y', 'VIEWER', 'a'.repeat(64), null, null)).toThrow(/UNIQUE constraint failed: ApiKey.keyHash/);
+    expect(() => after.prepare(insert).run('z', 'VIEWER', 'h'.repeat(64), 5, null)).toThrow(/ApiKey_revoked_check/);
+    expect(after.prepare(`SELECT name FROM sqlite_schema WHERE tbl_name = 'ApiKey' AND type = 'index' ORDER BY name`).all()).toEqual([
+      { name: 'ApiKey_keyHash_key' },
+      { name: 'ApiKey_name_idx' },
+    ]);
+    after.close();
+  });
 });
