@@ -38,6 +38,7 @@ export interface AppOptions {
         | 'rateLimit'
         | 'jwt'
         | 'approvalPolicies'
+        | 'proposalRules'
         | 'subscriptionLimits'
         | 'persistedOperations'
         | 'webhooks'

@@ -4,7 +4,8 @@ import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { EVENT_TYPES, type EventType } from './domain/events.js';
 import { parseSensitivePaths, SensitivePathError, type SensitivePaths } from './domain/masking.js';
-import { DEFAULT_POLICIES, type Policies } from './domain/proposal.js';
+import { DEFAULT_POLICIES, type Policies, RISK_LEVELS } from './domain/proposal.js';
+import { DEFAULT_PROPOSAL_RULES, type ProposalRules } from './domain/proposal-rules.js';
 
 /** The dashboard's trusted documents, written by `npm run codegen` next to its typed documents (the same path from src/ and dist/). */
 const DASHBOARD_MANIFEST = fileURLToPath(new URL('../web/dashboard/gql/persisted-documents.json', import.meta.url));
@@ -55,6 +56,8 @@ const schema = z.object({
   JWT_ROLES_CLAIM: z.string().min(1).default('roles'),
   JWT_CLOCK_TOLERANCE_SECONDS: z.coerce.number().int().min(0).max(300).default(5),
   APPROVAL_POLICIES: z.string().optional(),
+  PROPOSAL_ACTIONS: z.string().optional(),
+  TARGET_STATE_REPORTERS: z.string().optional(),
   SUBSCRIPTIONS_PER_CONNECTION: z.coerce.number().int().min(1).max(100_000).default(100),
   SUBSCRIPTIONS_PER_PRINCIPAL: z.coerce.number().int().min(1).max(1_000_000).default(500),
   WEBHOOKS: z.string().optional(),
@@ -88,6 +91,49 @@ function approvalPolicies(text: string | undefined): Policies {
     );
   }
   return { ...DEFAULT_POLICIES, ...parsed.data };
+}
+
+/** Parses one JSON setting with `shape`, or ends the start with one line naming what is wrong. */
+function jsonSetting<T>(name: string, text: string, shape: z.ZodType<T>, expected: string): T {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw new ConfigError(`Invalid configuration: ${name} must be JSON: ${expected}`);
+  }
+  const parsed = shape.safeParse(json);
+  if (!parsed.success) {
+    throw new ConfigError(
+      `Invalid configuration: ${name}: ${parsed.error.issues.map((issue) => `${issue.path.join('.') || '(top)'}: ${issue.message}`).join('; ')}`,
+    );
+  }
+  return parsed.data;
+}
+
+const actionsSchema = z.record(
+  z.string().min(1, 'an action name must not be empty').max(100, 'an action name is at most 100 characters'),
+  z.strictObject({ minimumRisk: z.enum(RISK_LEVELS) }),
+);
+const reportersSchema = z.record(
+  z.string().min(1, 'a system name must not be empty').max(100, 'a system name is at most 100 characters'),
+  z.array(z.string().min(1, 'a principal name must not be empty').max(200)).min(1, 'must name at least one principal'),
+);
+
+/**
+ * PROPOSAL_ACTIONS (e.g. {"refund":{"minimumRisk":"HIGH"}}: the lowest risk a proposal of the action may be
+ * submitted with) and TARGET_STATE_REPORTERS (e.g. {"billing":["billing-sync"]}: who alone may report a system's state).
+ */
+function proposalRules(actions: string | undefined, reporters: string | undefined): ProposalRules {
+  return {
+    actions:
+      actions === undefined || actions.trim() === ''
+        ? DEFAULT_PROPOSAL_RULES.actions
+        : jsonSetting('PROPOSAL_ACTIONS', actions, actionsSchema, 'an object of action → {"minimumRisk": LOW|MEDIUM|HIGH|CRITICAL}'),
+    targetStateReporters:
+      reporters === undefined || reporters.trim() === ''
+        ? DEFAULT_PROPOSAL_RULES.targetStateReporters
+        : jsonSetting('TARGET_STATE_REPORTERS', reporters, reportersSchema, 'an object of target system → [principal names]'),
+  };
 }
 
 const WEBHOOK_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
@@ -219,6 +265,8 @@ export interface Config {
   jwt: JwtConfig | null;
   /** Approval policy per risk level for action proposals. */
   approvalPolicies: Policies;
+  /** Risk floors per action (PROPOSAL_ACTIONS) and who may report each target system's state (TARGET_STATE_REPORTERS). */
+  proposalRules: ProposalRules;
   /** Open subscriptions per WebSocket connection, and per principal in this process over every transport. */
   subscriptionLimits: { perConnection: number; perPrincipal: number };
   /** Outbound webhooks (WEBHOOKS); none by default. Their secrets are never logged. */
@@ -386,6 +434,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rateLimit: { perSecond: values.RATE_LIMIT_PER_SECOND, burst: values.RATE_LIMIT_BURST },
     jwt: jwtConfig(values),
     approvalPolicies: approvalPolicies(values.APPROVAL_POLICIES),
+    proposalRules: proposalRules(values.PROPOSAL_ACTIONS, values.TARGET_STATE_REPORTERS),
     subscriptionLimits: { perConnection: values.SUBSCRIPTIONS_PER_CONNECTION, perPrincipal: values.SUBSCRIPTIONS_PER_PRINCIPAL },
     webhooks: webhooksConfig(values.WEBHOOKS),
     sensitiveFields: sensitiveFieldsConfig(values.PROPOSAL_SENSITIVE_FIELDS),

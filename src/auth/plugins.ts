@@ -17,8 +17,9 @@ import {
 } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { isConnectionFailure } from '../db/unavailable.js';
-import { can, PERMISSIONS, type Permission, type Principal } from '../domain/access.js';
+import type { Permission, Principal } from '../domain/access.js';
 import { DomainError } from '../domain/errors.js';
+import { mayUse, type ProposalRules, whoMayUse } from '../domain/proposal-rules.js';
 import { databaseUnavailableResponse } from '../graphql/errors.js';
 import type { Logger } from '../logger.js';
 import { AuthenticationError, type Authenticator } from './authenticator.js';
@@ -151,6 +152,8 @@ function mutationRootFields(args: ExecuteArgs): Map<string, FieldNode> {
 /** What the mutation authorization plugin needs from the GraphQL context. */
 export interface AuthorizationContext {
   principal: Principal;
+  /** PROPOSAL_ACTIONS and TARGET_STATE_REPORTERS: a name in the latter may report target state. */
+  proposalRules: ProposalRules;
   recordRefusal(operation: string, error: DomainError): void;
   /** Resolves once every refusal recorded so far is committed. */
   refusalsRecorded(): Promise<void>;
@@ -174,10 +177,10 @@ export function mutationAuthorization(
       for (const [key, selection] of fields) {
         const field = selection.name.value;
         const permission = permissionOf(field);
-        if (permission && can(context.principal, permission)) continue;
+        if (permission && mayUse(context.principal, permission, context.proposalRules)) continue;
         const refusal = new DomainError(
           'FORBIDDEN',
-          `${context.principal.name} may not use Mutation.${field}: it needs one of the roles ${permission ? PERMISSIONS[permission].join(', ') : '(none)'}.`,
+          `${context.principal.name} may not use Mutation.${field}: it needs one of the roles ${whoMayUse(permission)}.`,
         );
         context.recordRefusal(field, refusal);
         errors.push(

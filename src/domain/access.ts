@@ -6,6 +6,7 @@ export const ROLES = {
   PROPOSER: 'Puts proposals in the queue (an AI classifier, an agent).',
   REVIEWER: 'Claims items under a lease and decides them; never an item it proposed.',
   EXECUTOR: 'Carries out approved action proposals (or records that they were carried out by hand).',
+  RECONCILER: 'Settles action proposals whose execution outcome is unknown (reconcileProposal); never one it proposed or executed.',
   VIEWER: 'Reads the queue, its history and its live streams.',
   SENSITIVE_READER:
     'Reads the sensitive parts of proposals (PROPOSAL_SENSITIVE_FIELDS) unmasked; everyone else, ADMIN included, sees "[masked]". Grants nothing else.',
@@ -52,8 +53,8 @@ export interface Principal {
  */
 export const PERMISSIONS = {
   // Reads: any authenticated principal.
-  readQueue: ['ADMIN', 'PROPOSER', 'REVIEWER', 'EXECUTOR', 'VIEWER'],
-  subscribeQueue: ['ADMIN', 'PROPOSER', 'REVIEWER', 'EXECUTOR', 'VIEWER'],
+  readQueue: ['ADMIN', 'PROPOSER', 'REVIEWER', 'EXECUTOR', 'RECONCILER', 'VIEWER'],
+  subscribeQueue: ['ADMIN', 'PROPOSER', 'REVIEWER', 'EXECUTOR', 'RECONCILER', 'VIEWER'],
   // Proposals.
   addItem: ['PROPOSER'],
   // Review.
@@ -64,12 +65,13 @@ export const PERMISSIONS = {
   subscribeLease: ['REVIEWER'],
   // Action proposals (seed B).
   submitProposal: ['PROPOSER'],
-  reportTargetState: ['PROPOSER'],
+  // Also principals named for a system in TARGET_STATE_REPORTERS; per system, see src/domain/proposal-rules.ts.
+  reportTargetState: ['EXECUTOR'],
   cancelProposal: ['PROPOSER', 'ADMIN'],
   reviewProposal: ['REVIEWER'],
   renewProposalLease: ['REVIEWER', 'EXECUTOR'],
   executeProposal: ['EXECUTOR'],
-  reconcileProposal: ['ADMIN'],
+  reconcileProposal: ['RECONCILER'],
   // Administration.
   manageCategories: ['ADMIN'],
   manageApiKeys: ['ADMIN'],

@@ -29,7 +29,7 @@ export const ERROR_CODES = {
   SELF_REVIEW: 'A principal may not review an item it proposed.',
   API_KEY_NOT_FOUND: 'No API key has this id.',
   API_KEY_REVOKED: 'The API key is already revoked.',
-  INVALID_ROLE: 'The roles must be a non-empty list of ADMIN, PROPOSER, REVIEWER, EXECUTOR, VIEWER.',
+  INVALID_ROLE: 'The roles must be a non-empty list of role names (the Role enum: ADMIN, PROPOSER, REVIEWER, EXECUTOR, RECONCILER, …).',
   PRINCIPAL_NAME_TAKEN:
     'Another API key already acts as a principal of this name: say it is the same principal (samePrincipal), or choose another name.',
   RESERVED_NAME:
@@ -49,6 +49,11 @@ export const ERROR_CODES = {
   ATTEMPT_IN_PROGRESS: 'An attempt is already running under this lease; report its result before starting another.',
   ATTEMPT_NOT_STARTED: 'Start an execution attempt (with the current fingerprint) before reporting its result.',
   INVALID_JSON: 'The value is not valid JSON of the expected shape, or is too large.',
+  RISK_BELOW_MINIMUM:
+    'The risk level is below the floor configured for the action (PROPOSAL_ACTIONS) or below the previous revision’s risk level.',
+  SELF_RECONCILIATION: 'A reconciler may not reconcile a proposal it proposed or executed.',
+  NOT_TARGET_STATE_REPORTER:
+    'This principal may not report this target system’s state (TARGET_STATE_REPORTERS names who may; EXECUTORs for systems not named).',
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -6,8 +6,9 @@ import RelayPlugin, { resolveNodes } from '@pothos/plugin-relay';
 import ScopeAuthPlugin from '@pothos/plugin-scope-auth';
 import { GraphQLError, type GraphQLField, type GraphQLResolveInfo, getNullableType, isListType } from 'graphql';
 import { DateTimeResolver, JSONObjectResolver, JSONResolver } from 'graphql-scalars';
-import { can, PERMISSIONS, type Permission } from '../domain/access.js';
+import { PERMISSIONS, type Permission } from '../domain/access.js';
 import { DomainError, ERROR_CODES } from '../domain/errors.js';
+import { mayUse, whoMayUse } from '../domain/proposal-rules.js';
 import type { GraphQLContext } from './context.js';
 import { checkListArguments } from './list-limits.js';
 import { SUBSCRIPTION_LIMITS_PLUGIN } from './subscription-limits.js';
@@ -79,7 +80,10 @@ type AuthScopes = Record<Permission, boolean>;
 
 function scopesOf(context: GraphQLContext): AuthScopes {
   return Object.fromEntries(
-    (Object.keys(PERMISSIONS) as Permission[]).map((permission) => [permission, can(context.principal, permission)]),
+    (Object.keys(PERMISSIONS) as Permission[]).map((permission) => [
+      permission,
+      mayUse(context.principal, permission, context.proposalRules),
+    ]),
   ) as AuthScopes;
 }
 
@@ -197,7 +201,7 @@ export function audited<Parent, Args, Result>(
 
 function rolesFor(parentType: string, fieldName: string): string {
   const permission = FIELD_PERMISSIONS.get(`${parentType}.${fieldName}`);
-  return permission ? PERMISSIONS[permission].join(', ') : '(none)';
+  return whoMayUse(permission);
 }
 
 builder.addScalarType('DateTime', DateTimeResolver, {

@@ -3,6 +3,7 @@
 import type { Principal } from '../domain/access.js';
 import type { DomainError } from '../domain/errors.js';
 import type { SensitivePaths } from '../domain/masking.js';
+import type { ProposalRules } from '../domain/proposal-rules.js';
 import type { Live } from '../events/live.js';
 import type { Logger } from '../logger.js';
 import type { Actor, ServiceDeps } from '../services/context.js';
@@ -18,6 +19,8 @@ export interface GraphQLContext extends ServiceDeps {
   connection: ConnectionScope | null;
   /** Approval policies per risk level (configuration). */
   policies: Policies;
+  /** Risk floors per action and who may report each target system's state (configuration). */
+  proposalRules: ProposalRules;
   /** Parts of proposals masked for principals without SENSITIVE_READER (src/domain/masking.ts). */
   sensitiveFields: SensitivePaths;
   /** The authenticated caller. Anonymous requests never reach GraphQL (see src/auth/). */

@@ -10,6 +10,7 @@ import type { Clock } from '../domain/clock.js';
 import type { DomainError } from '../domain/errors.js';
 import type { SensitivePaths } from '../domain/masking.js';
 import type { Policies } from '../domain/proposal.js';
+import type { ProposalRules } from '../domain/proposal-rules.js';
 import type { Live } from '../events/live.js';
 import type { ConnectionScope, GraphQLContext } from '../graphql/context.js';
 import type { Logger } from '../logger.js';
@@ -23,6 +24,8 @@ export interface OperationContextOptions {
   logger: Logger;
   authenticator: Authenticator;
   policies: Policies;
+  /** PROPOSAL_ACTIONS and TARGET_STATE_REPORTERS, parsed. */
+  proposalRules: ProposalRules;
   /** PROPOSAL_SENSITIVE_FIELDS, parsed. */
   sensitiveFields: SensitivePaths;
   /** Request ids, set by the requestIds plugin. */
@@ -36,7 +39,8 @@ export interface OperationContextOptions {
 }
 
 export function operationContext(options: OperationContextOptions) {
-  const { db, clock, live, logger, authenticator, policies, sensitiveFields, ids, principals, refusalLog, refusalLimiter } = options;
+  const { db, clock, live, logger, authenticator, policies, proposalRules, sensitiveFields, ids, principals, refusalLog, refusalLimiter } =
+    options;
   return ({ request, connection }: YogaInitialContext & { connection?: unknown }): GraphQLContext => {
     const requestId = (request && ids.get(request)) ?? randomUUID();
     const principal = request ? principals.get(request) : (connection as Connection | undefined)?.principal;
@@ -54,6 +58,7 @@ export function operationContext(options: OperationContextOptions) {
       principal,
       actor,
       policies,
+      proposalRules,
       sensitiveFields,
       connection: (connection as ConnectionScope | undefined) ?? null,
       recordRefusal(operation: string, error: DomainError) {

@@ -16,6 +16,7 @@ import type { Principal } from '../domain/access.js';
 import type { Clock } from '../domain/clock.js';
 import { NO_SENSITIVE_PATHS } from '../domain/masking.js';
 import { DEFAULT_POLICIES } from '../domain/proposal.js';
+import { DEFAULT_PROPOSAL_RULES } from '../domain/proposal-rules.js';
 import type { Live } from '../events/live.js';
 import { FIELD_PERMISSIONS } from '../graphql/builder.js';
 import type { GraphQLContext } from '../graphql/context.js';
@@ -53,7 +54,12 @@ export interface GraphQLYogaOptions {
   /** Null when metrics are off: /metrics is then an ordinary 404. */
   metrics: Metrics | null;
   config: Pick<Config, 'graphiql' | 'maxBodyBytes'> &
-    Partial<Pick<Config, 'metricsPublic' | 'introspection' | 'rateLimit' | 'approvalPolicies' | 'corsOrigins' | 'sensitiveFields'>>;
+    Partial<
+      Pick<
+        Config,
+        'metricsPublic' | 'introspection' | 'rateLimit' | 'approvalPolicies' | 'proposalRules' | 'corsOrigins' | 'sensitiveFields'
+      >
+    >;
   /** True once the app is stopping: /ready answers 503 from then on. */
   stopping: () => boolean;
   /** The outcome of this instance's writes: /ready answers 503 while they fail. */
@@ -72,6 +78,7 @@ export function createGraphQLYoga(options: GraphQLYogaOptions): GraphQLYoga {
   const principals = new WeakMap<Request, Principal>();
   const limiter = new RateLimiter(config.rateLimit ?? { perSecond: 50, burst: 100 }, clock);
   const policies = config.approvalPolicies ?? DEFAULT_POLICIES;
+  const proposalRules = config.proposalRules ?? DEFAULT_PROPOSAL_RULES;
   const sensitiveFields = config.sensitiveFields ?? NO_SENSITIVE_PATHS;
   // Turning the rate limit off (RATE_LIMIT_PER_SECOND=0) turns the refusals' limits off too: each is then its own row.
   const limitRefusals = limiter.enabled;
@@ -107,6 +114,7 @@ export function createGraphQLYoga(options: GraphQLYogaOptions): GraphQLYoga {
       logger,
       authenticator,
       policies,
+      proposalRules,
       sensitiveFields,
       ids,
       principals,

@@ -3,7 +3,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { ApiKey } from '../db/client.js';
 import { appendEvent } from '../db/event-store.js';
-import { formatRoles, isRole, isServerName, type Role } from '../domain/access.js';
+import { formatRoles, isRole, isServerName, ROLE_NAMES, type Role } from '../domain/access.js';
 import { DomainError } from '../domain/errors.js';
 import { LIMITS, validateText } from '../domain/validation.js';
 import type { Actor, ServiceDeps } from './context.js';
@@ -29,7 +29,7 @@ export function looksLikeApiKey(value: string): boolean {
 export function validateRoles(roles: readonly string[], field = 'roles'): Role[] {
   const valid = roles.filter(isRole);
   if (roles.length === 0 || valid.length !== roles.length) {
-    throw new DomainError('INVALID_ROLE', 'roles must be a non-empty list of ADMIN, PROPOSER, REVIEWER, EXECUTOR, VIEWER.', field);
+    throw new DomainError('INVALID_ROLE', `roles must be a non-empty list of ${ROLE_NAMES.join(', ')}.`, field);
   }
   return [...new Set(valid)].sort();
 }

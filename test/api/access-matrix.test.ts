@@ -8,7 +8,7 @@ import { schema } from '../../src/graphql/schema.js';
 import { postGraphQL, startTestServer, type TestClient, type TestServer } from '../support/server.js';
 import { connectWs, waitFor } from '../support/ws.js';
 
-const ALL: Role[] = ['ADMIN', 'PROPOSER', 'REVIEWER', 'EXECUTOR', 'VIEWER'];
+const ALL: Role[] = ['ADMIN', 'PROPOSER', 'REVIEWER', 'EXECUTOR', 'RECONCILER', 'VIEWER'];
 
 /** Who may do what, as the product promises it (SPEC §5, issue 5). */
 const EXPECTED: Record<string, Role[]> = {
@@ -40,11 +40,12 @@ const EXPECTED: Record<string, Role[]> = {
   'Mutation.releaseProposalLease': ['REVIEWER'],
   'Mutation.reviewProposal': ['REVIEWER'],
   'Mutation.cancelProposal': ['PROPOSER', 'ADMIN'],
-  'Mutation.reportTargetState': ['PROPOSER'],
+  // EXECUTORs by default; principals named in TARGET_STATE_REPORTERS too (test/api/proposal-least-privilege.test.ts).
+  'Mutation.reportTargetState': ['EXECUTOR'],
   'Mutation.claimExecution': ['EXECUTOR'],
   'Mutation.startExecutionAttempt': ['EXECUTOR'],
   'Mutation.reportExecutionResult': ['EXECUTOR'],
-  'Mutation.reconcileProposal': ['ADMIN'],
+  'Mutation.reconcileProposal': ['RECONCILER'],
   'Mutation.recordManualExecution': ['EXECUTOR'],
   'Subscription.proposalEvents': ALL,
   'Subscription.queueEvents': ALL,

@@ -15,6 +15,7 @@ let proposer: TestClient;
 let reviewer: TestClient;
 let executor: TestClient;
 let admin: TestClient;
+let reconciler: TestClient;
 /** A review lease on item "ill/held", a proposal under review, one under execution (its attempt started), and its id. */
 const held = { itemToken: '', reviewToken: '', executionToken: '', proposalId: '' };
 
@@ -83,6 +84,7 @@ beforeAll(async () => {
   reviewer = await server.as('ill-reviewer', ['REVIEWER']);
   executor = await server.as('ill-executor', ['EXECUTOR']);
   admin = await server.as('ill-admin', ['ADMIN']);
+  reconciler = await server.as('ill-reconciler', ['RECONCILER']);
   await ok(admin, 'mutation { addCategories(input: { names: ["c", "d"] }) { __typename } }');
   await ok(proposer, ADD_ITEM, { input: item({ recordId: 'held' }) });
   const claim = await ok(reviewer, 'mutation { claimItem(input: {}) { ... on ClaimItemPayload { lease { token } } } }');
@@ -265,7 +267,7 @@ const CASES: Case[] = [
   ],
   [
     'reconcileProposal.evidence',
-    () => admin,
+    () => reconciler,
     `mutation($id: ID!, $evidence: String!) { reconcileProposal(input: { id: $id, executed: true, evidence: $evidence }) { ${USER_ERROR} } }`,
     () => ({ id: held.proposalId, evidence: `seen${HIGH}` }),
     'evidence',
@@ -273,7 +275,7 @@ const CASES: Case[] = [
   ],
   [
     'reportTargetState.fingerprint',
-    () => proposer,
+    () => executor,
     `mutation($fingerprint: String!) { reportTargetState(input: { target: { system: "billing", recordId: "p-run" }, fingerprint: $fingerprint }) { ${USER_ERROR} } }`,
     () => ({ fingerprint: `fp${LOW}` }),
     'fingerprint',

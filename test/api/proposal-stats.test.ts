@@ -132,7 +132,11 @@ describe('proposal statistics of a known queue', () => {
     await at(5 * MINUTE);
     // HIGH needs two approvers: one approval leaves it PENDING (not a decision).
     expect((await decide(partial, 'APPROVE', ['HIGH'])).state).toBe('PENDING');
-    await reportTargetState(deps, PROPOSER, { targetSystem: 'shop', targetId: 'h-stale', fingerprint: 'v2-h-stale' });
+    await reportTargetState(
+      deps,
+      { name: 'shop-sync', authenticated: true, roles: new Set(['EXECUTOR'] as const) },
+      { targetSystem: 'shop', targetId: 'h-stale', fingerprint: 'v2-h-stale' },
+    );
     await cancelProposal(deps, { ...PROPOSER, isAdmin: false }, { id: cancelled.id, reason: 'Price war is over.' });
 
     await at(10 * MINUTE); // f-expired's deadline

@@ -43,12 +43,14 @@ describe('action proposals over GraphQL', () => {
   let reviewer: TestClient;
   let executor: TestClient;
   let admin: TestClient;
+  let reconciler: TestClient;
   beforeAll(async () => {
     server = await startTestServer();
     agent = await server.as('billing-agent', ['PROPOSER', 'REVIEWER']);
     reviewer = await server.as('rei', ['REVIEWER']);
     executor = await server.as('exa', ['EXECUTOR']);
     admin = await server.as('root', ['ADMIN']);
+    reconciler = await server.as('ops-reconciler', ['RECONCILER']);
   });
   afterAll(() => server.stop());
 
@@ -185,7 +187,7 @@ describe('action proposals over GraphQL', () => {
     });
   });
 
-  it('blocks a lost response as OUTCOME_UNKNOWN until an admin reconciles it; re-checked, it runs again under the same operation id', async () => {
+  it('blocks a lost response as OUTCOME_UNKNOWN until a reconciler reconciles it; re-checked, it runs again under the same operation id', async () => {
     await run(agent, server.url, SUBMIT, { recordId: 'lost', risk: 'LOW', fingerprint: 'fp-l' });
     const claim = (await run(reviewer, server.url, CLAIM)).claimProposal;
     const approved = (await run(reviewer, server.url, REVIEW, { token: claim.lease.token, decision: 'APPROVE', revision: 1 }))
@@ -209,7 +211,7 @@ describe('action proposals over GraphQL', () => {
     ).json()) as Body;
     expect(forbidden.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
     const reconciled = await run(
-      admin,
+      reconciler,
       server.url,
       'mutation($id: ID!) { reconcileProposal(input: { id: $id, executed: false, evidence: "billing has no request with this operation id", fingerprint: "fp-l" }) { ... on ReconcileProposalPayload { proposal { state operationId } } } }',
       { id },

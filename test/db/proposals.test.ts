@@ -38,6 +38,10 @@ const CAROL = who('carol');
 const WORKER = who('worker-1');
 const WORKER2 = who('worker-2');
 const ADMIN = { ...who('ops-admin'), isAdmin: true };
+/** Settles OUTCOME_UNKNOWN (the RECONCILER role, checked by the API; the service refuses its own work). */
+const RECONCILER = who('ops-reconciler');
+/** An integration reporting target state (the EXECUTOR role: may report any system not named in TARGET_STATE_REPORTERS). */
+const SYNC = { ...who('inventory-sync'), roles: new Set(['EXECUTOR'] as const) };
 const REVIEWERS = [ALICE, BOB, CAROL];
 
 const FP = 'sha256:price=1300;v=7';
@@ -645,8 +649,8 @@ describe('stale data: the fingerprint at approval and right before execution', (
     const proposal = await t.submit();
     const untouched = await t.submit({ batchId: 'other-batch', targetId: 'sku-999' });
     const claim = await claimProposal(t.deps, ALICE, {});
-    expect(await reportTargetState(t.deps, PROPOSER, { targetSystem: 'shop', targetId: 'sku-100', fingerprint: FP })).toEqual([]);
-    const stale = await reportTargetState(t.deps, who('inventory-sync'), {
+    expect(await reportTargetState(t.deps, SYNC, { targetSystem: 'shop', targetId: 'sku-100', fingerprint: FP })).toEqual([]);
+    const stale = await reportTargetState(t.deps, SYNC, {
       targetSystem: 'shop',
       targetId: 'sku-100',
       fingerprint: FP_CHANGED,
@@ -668,7 +672,7 @@ describe('stale data: the fingerprint at approval and right before execution', (
 
   it('while APPROVED: STALE, approvals voided, no executor can take it', async () => {
     const proposal = await t.approved({ riskLevel: 'HIGH' });
-    await reportTargetState(t.deps, PROPOSER, { targetSystem: 'shop', targetId: 'sku-100', fingerprint: FP_CHANGED });
+    await reportTargetState(t.deps, SYNC, { targetSystem: 'shop', targetId: 'sku-100', fingerprint: FP_CHANGED });
     expect((await t.row(proposal.id)).state).toBe('STALE');
     expect((await t.approvals(proposal.id)).map((approval) => approval.voidReason)).toEqual(['STALE', 'STALE']);
     expect(await claimExecution(t.deps, CAROL, {})).toBeNull();
@@ -777,7 +781,7 @@ describe('exactly-once execution', () => {
       (await reportExecutionResult(t.deps, WORKER, { token, outcome: 'REJECTED_BY_REMOTE', response: { code: 'PRICE_LOCKED' } })).state,
     ).toBe('FAILED');
     expect(await claimExecution(t.deps, WORKER, {})).toBeNull();
-    expect((await refusal(reconcileProposal(t.deps, ADMIN, { id: proposal.id, executed: true, evidence: 'x' }))).code).toBe(
+    expect((await refusal(reconcileProposal(t.deps, RECONCILER, { id: proposal.id, executed: true, evidence: 'x' }))).code).toBe(
       'PROPOSAL_STATE_CONFLICT',
     );
   });
@@ -845,14 +849,14 @@ describe('reconciliation of an unknown outcome', () => {
     return { proposal, operationId };
   };
 
-  it('executed, with evidence → EXECUTED; the admin and the evidence are recorded', async () => {
+  it('executed, with evidence → EXECUTED; the reconciler and the evidence are recorded', async () => {
     const { proposal, operationId } = await unknownOutcome();
     const evidence = `Shop API shows operation ${operationId} applied at 09:00:03.`;
-    const settled = await reconcileProposal(t.deps, ADMIN, { id: proposal.id, executed: true, evidence });
+    const settled = await reconcileProposal(t.deps, RECONCILER, { id: proposal.id, executed: true, evidence });
     expect(settled).toMatchObject({ state: 'EXECUTED', stateReason: evidence });
     expect((await t.events(proposal.id)).at(-1)).toMatchObject({
       type: 'PROPOSAL_RECONCILED',
-      actor: ADMIN.name,
+      actor: RECONCILER.name,
       details: { from: 'OUTCOME_UNKNOWN', executed: true, evidence },
     });
     expect(await claimExecution(t.deps, WORKER2, {})).toBeNull();
@@ -860,7 +864,7 @@ describe('reconciliation of an unknown outcome', () => {
 
   it('not executed, approval valid and fingerprint unchanged → APPROVED again, same operation id, next attempt numbered 2', async () => {
     const { proposal, operationId } = await unknownOutcome();
-    const back = await reconcileProposal(t.deps, ADMIN, {
+    const back = await reconcileProposal(t.deps, RECONCILER, {
       id: proposal.id,
       executed: false,
       evidence: 'No trace of the operation id in the shop.',
@@ -875,7 +879,7 @@ describe('reconciliation of an unknown outcome', () => {
 
   it('not executed but the target changed → STALE, approvals voided', async () => {
     const { proposal } = await unknownOutcome();
-    const settled = await reconcileProposal(t.deps, ADMIN, {
+    const settled = await reconcileProposal(t.deps, RECONCILER, {
       id: proposal.id,
       executed: false,
       evidence: 'Not applied; price moved.',
@@ -889,7 +893,12 @@ describe('reconciliation of an unknown outcome', () => {
   it('not executed but the approval lapsed meanwhile → EXPIRED, approvals voided', async () => {
     const { proposal } = await unknownOutcome({ approvalValiditySeconds: 600 });
     t.clock.advance(600 * SECOND);
-    const settled = await reconcileProposal(t.deps, ADMIN, { id: proposal.id, executed: false, evidence: 'Not applied.', fingerprint: FP });
+    const settled = await reconcileProposal(t.deps, RECONCILER, {
+      id: proposal.id,
+      executed: false,
+      evidence: 'Not applied.',
+      fingerprint: FP,
+    });
     expect(settled.state).toBe('EXPIRED');
     expect((await t.approvals(proposal.id)).every((approval) => approval.voidReason === 'EXPIRED')).toBe(true);
     expect(await claimExecution(t.deps, WORKER2, {})).toBeNull();
@@ -897,15 +906,17 @@ describe('reconciliation of an unknown outcome', () => {
 
   it('not executed needs the target’s current fingerprint; evidence is always required; only OUTCOME_UNKNOWN can be reconciled', async () => {
     const { proposal } = await unknownOutcome();
-    expect((await refusal(reconcileProposal(t.deps, ADMIN, { id: proposal.id, executed: false, evidence: 'Not applied.' }))).code).toBe(
+    expect(
+      (await refusal(reconcileProposal(t.deps, RECONCILER, { id: proposal.id, executed: false, evidence: 'Not applied.' }))).code,
+    ).toBe('INVALID_TEXT');
+    expect((await refusal(reconcileProposal(t.deps, RECONCILER, { id: proposal.id, executed: true, evidence: '' }))).code).toBe(
       'INVALID_TEXT',
     );
-    expect((await refusal(reconcileProposal(t.deps, ADMIN, { id: proposal.id, executed: true, evidence: '' }))).code).toBe('INVALID_TEXT');
     expect((await t.row(proposal.id)).state).toBe('OUTCOME_UNKNOWN');
     const approved = await t.approved({ recordId: 'sku-200', targetId: 'sku-200' });
-    expect((await refusal(reconcileProposal(t.deps, ADMIN, { id: approved.id, executed: true, evidence: 'Done by hand.' }))).code).toBe(
-      'PROPOSAL_STATE_CONFLICT',
-    );
+    expect(
+      (await refusal(reconcileProposal(t.deps, RECONCILER, { id: approved.id, executed: true, evidence: 'Done by hand.' }))).code,
+    ).toBe('PROPOSAL_STATE_CONFLICT');
   });
 });
 
@@ -1063,7 +1074,7 @@ describe('every manual intervention is an event with its actor and its reason or
     ],
     [
       'a target state report',
-      () => reportTargetState(t.deps, who('inventory-sync'), { targetSystem: 'shop', targetId: 'sku-1', fingerprint: FP_CHANGED }),
+      () => reportTargetState(t.deps, SYNC, { targetSystem: 'shop', targetId: 'sku-1', fingerprint: FP_CHANGED }),
       'PROPOSAL_STALE',
       'inventory-sync',
       { reportedFingerprint: FP_CHANGED },
@@ -1079,9 +1090,9 @@ describe('every manual intervention is an event with its actor and its reason or
     ],
     [
       'a reconciliation',
-      (p) => reconcileProposal(t.deps, ADMIN, { id: p.id, executed: true, evidence: 'Remote log line 4411.' }),
+      (p) => reconcileProposal(t.deps, RECONCILER, { id: p.id, executed: true, evidence: 'Remote log line 4411.' }),
       'PROPOSAL_RECONCILED',
-      ADMIN.name,
+      RECONCILER.name,
       { evidence: 'Remote log line 4411.', executed: true },
       async (o) => {
         const { token } = await t.executing(o);

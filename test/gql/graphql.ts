@@ -78,7 +78,7 @@ export type ErrorCode =
   | 'INVALID_ARGUMENT'
   /** The value is not valid JSON of the expected shape, or is too large. */
   | 'INVALID_JSON'
-  /** The roles must be a non-empty list of ADMIN, PROPOSER, REVIEWER, EXECUTOR, VIEWER. */
+  /** The roles must be a non-empty list of role names (the Role enum: ADMIN, PROPOSER, REVIEWER, EXECUTOR, RECONCILER, …). */
   | 'INVALID_ROLE'
   /** Text input is empty, too long, padded with whitespace or contains control characters. */
   | 'INVALID_TEXT'
@@ -92,6 +92,8 @@ export type ErrorCode =
   | 'NOT_LEASE_HOLDER'
   /** Only the proposer (or an admin) may do this. */
   | 'NOT_PROPOSER'
+  /** This principal may not report this target system’s state (TARGET_STATE_REPORTERS names who may; EXECUTORs for systems not named). */
+  | 'NOT_TARGET_STATE_REPORTER'
   /** A new revision must follow the previous one, which must have ended in CHANGES_REQUESTED, STALE, EXPIRED or FAILED. */
   | 'PREVIOUS_REVISION_INVALID'
   /** Another API key already acts as a principal of this name: say it is the same principal (samePrincipal), or choose another name. */
@@ -108,8 +110,12 @@ export type ErrorCode =
   | 'RESERVED_NAME'
   /** The revision (or fingerprint) named is not the one under review. */
   | 'REVISION_MISMATCH'
+  /** The risk level is below the floor configured for the action (PROPOSAL_ACTIONS) or below the previous revision’s risk level. */
+  | 'RISK_BELOW_MINIMUM'
   /** A proposer may not approve, review or execute its own proposal. */
   | 'SELF_APPROVAL'
+  /** A reconciler may not reconcile a proposal it proposed or executed. */
+  | 'SELF_RECONCILIATION'
   /** A principal may not review an item it proposed. */
   | 'SELF_REVIEW'
   /** A single call may add at most 500 items. */
@@ -238,6 +244,8 @@ export type Role =
   | 'EXECUTOR'
   /** Puts proposals in the queue (an AI classifier, an agent). */
   | 'PROPOSER'
+  /** Settles action proposals whose execution outcome is unknown (reconcileProposal); never one it proposed or executed. */
+  | 'RECONCILER'
   /** Claims items under a lease and decides them; never an item it proposed. */
   | 'REVIEWER'
   /** Reads the sensitive parts of proposals (PROPOSAL_SENSITIVE_FIELDS) unmasked; everyone else, ADMIN included, sees "[masked]". Grants nothing else. */

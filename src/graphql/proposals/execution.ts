@@ -31,7 +31,8 @@ builder.mutationFields((t) => ({
       }),
     }),
     authScopes: requires('Mutation', 'reportTargetState', 'reportTargetState'),
-    description: 'Reports a target’s current fingerprint: pending and approved proposals made against another one become STALE.',
+    description:
+      'Reports a target’s current fingerprint: pending and approved proposals made against another one become STALE. Only principals allowed for the target system (TARGET_STATE_REPORTERS; EXECUTORs for a system not named there).',
     errors: refusals('ReportTargetState'),
     args: {
       input: t.arg({
@@ -47,11 +48,15 @@ builder.mutationFields((t) => ({
       }),
     },
     resolve: audited(async (_root, { input }, context) => ({
-      stale: await reportTargetState(deps(context), context.actor, {
-        targetSystem: input.target.system,
-        targetId: targetRecordId(input.target),
-        fingerprint: input.fingerprint,
-      }),
+      stale: await reportTargetState(
+        deps(context),
+        { ...context.actor, roles: context.principal.roles },
+        {
+          targetSystem: input.target.system,
+          targetId: targetRecordId(input.target),
+          fingerprint: input.fingerprint,
+        },
+      ),
     })),
   }),
   claimExecution: t.field({

@@ -1,4 +1,4 @@
-// GraphQL for action proposals, recovery: an admin's reconciliation of an OUTCOME_UNKNOWN execution.
+// GraphQL for action proposals, recovery: a reconciler's reconciliation of an OUTCOME_UNKNOWN execution.
 // (Deadlines and lapsed leases are the timer's work, src/events/proposal-announcer.ts: no mutation.)
 import { reconcileProposal } from '../../services/proposals/index.js';
 import { audited, builder, refusals, requires } from '../builder.js';
@@ -9,7 +9,7 @@ builder.mutationFields((t) => ({
     type: ProposalPayload('ReconcileProposal', 'The proposal after reconciliation.'),
     authScopes: requires('Mutation', 'reconcileProposal', 'reconcileProposal'),
     description:
-      'Settles an OUTCOME_UNKNOWN (ADMIN): executed, with evidence; or not executed, which returns it to APPROVED only if the approval is still valid and the fingerprint still matches (else EXPIRED or STALE).',
+      'Settles an OUTCOME_UNKNOWN (RECONCILER; never one you proposed or executed): executed, with evidence; or not executed, which returns it to APPROVED only if the approval is still valid and the fingerprint still matches (else EXPIRED or STALE).',
     errors: refusals('ReconcileProposal'),
     args: {
       input: t.arg({

@@ -42,7 +42,12 @@ function shown(context: GraphQLContext, field: MaskableField, stored: string): u
   return shownValue(field, JSON.parse(stored) as unknown, context.sensitiveFields, can(context.principal, 'readSensitive'));
 }
 
-export const deps = (context: GraphQLContext): ProposalDeps => ({ db: context.db, clock: context.clock, policies: context.policies });
+export const deps = (context: GraphQLContext): ProposalDeps => ({
+  db: context.db,
+  clock: context.clock,
+  policies: context.policies,
+  rules: context.proposalRules,
+});
 
 const ApprovalRef = builder.objectRef<ProposalApproval>('ProposalApproval').implement({
   description: 'One reviewer’s approval of one revision.',

@@ -3,9 +3,11 @@
 // state reports that make proposals STALE before they run.
 import type { ExecutionAttempt, Proposal } from '../../db/client.js';
 import { appendEvent } from '../../db/event-store.js';
+import type { Role } from '../../domain/access.js';
 import { DomainError } from '../../domain/errors.js';
 import { hashLeaseToken, issueLeaseToken, leaseExpiry } from '../../domain/lease.js';
 import { type ProposalOperation, RISK_LEVELS, transition } from '../../domain/proposal.js';
+import { mayReportTargetState } from '../../domain/proposal-rules.js';
 import { LIMITS, validateLeaseSeconds, validateText } from '../../domain/validation.js';
 import type { Actor } from '../context.js';
 import {
@@ -20,6 +22,7 @@ import {
   type ProposalDeps,
   policyOf,
   proposalEvent,
+  rulesOf,
   voidApprovals,
 } from './shared.js';
 
@@ -240,14 +243,26 @@ export async function recordManualExecution(
 
 /**
  * Records a target's current fingerprint. Every PENDING or APPROVED proposal of that target reviewed
- * against another fingerprint becomes STALE, its approvals void. Returns those proposals.
+ * against another fingerprint becomes STALE, its approvals void. Returns those proposals. Only principals
+ * allowed for that system may (TARGET_STATE_REPORTERS; EXECUTORs for a system not named there).
  */
 export async function reportTargetState(
   deps: ProposalDeps,
-  actor: Actor,
+  actor: Actor & { roles: ReadonlySet<Role> },
   input: { targetSystem: string; targetId: string; fingerprint: string },
 ): Promise<Proposal[]> {
   const targetSystem = validateText(input.targetSystem, 'target.system', PROPOSAL_LIMITS.target);
+  const reporters = rulesOf(deps).targetStateReporters;
+  if (!mayReportTargetState(reporters, actor, targetSystem)) {
+    const named = Object.hasOwn(reporters, targetSystem);
+    throw new DomainError(
+      'NOT_TARGET_STATE_REPORTER',
+      named
+        ? `${actor.name} may not report the state of "${targetSystem}": TARGET_STATE_REPORTERS allows only ${reporters[targetSystem]?.join(', ')} for it.`
+        : `${actor.name} may not report the state of "${targetSystem}": it is not named in TARGET_STATE_REPORTERS, so only principals with the EXECUTOR role may.`,
+      'target.system',
+    );
+  }
   const targetId = validateText(input.targetId, 'target.recordId', PROPOSAL_LIMITS.target);
   const fingerprint = validateText(input.fingerprint, 'fingerprint', PROPOSAL_LIMITS.fingerprint);
   return deps.db.write(async (tx, sql) => {

@@ -3,9 +3,10 @@
 import type { Proposal } from '../../db/client.js';
 import { DomainError } from '../../domain/errors.js';
 import { type ProposalState, RISK_LEVELS, type RiskLevel } from '../../domain/proposal.js';
+import { riskBelow } from '../../domain/proposal-rules.js';
 import { LIMITS, validateText } from '../../domain/validation.js';
 import type { Actor } from '../context.js';
-import { jsonText, PROPOSAL_LIMITS, type ProposalDeps, policyOf, proposalEvent } from './shared.js';
+import { jsonText, PROPOSAL_LIMITS, type ProposalDeps, policyOf, proposalEvent, rulesOf } from './shared.js';
 
 export interface NewProposal {
   batchId: string;
@@ -116,6 +117,15 @@ export async function submitProposal(
     if (valid.deadline && valid.deadline.getTime() <= now.getTime()) {
       throw new DomainError('INVALID_ARGUMENT', 'deadline must be in the future.', 'deadline');
     }
+    // Risk is not the proposer's to lower: the action's configured floor (PROPOSAL_ACTIONS), then the previous revision's level.
+    const floor = Object.hasOwn(rulesOf(deps).actions, valid.action) ? rulesOf(deps).actions[valid.action]?.minimumRisk : undefined;
+    if (floor && riskBelow(valid.riskLevel, floor)) {
+      throw new DomainError(
+        'RISK_BELOW_MINIMUM',
+        `riskLevel ${valid.riskLevel} is below the minimum ${floor} configured for the action "${valid.action}" (PROPOSAL_ACTIONS); submit it as ${floor} or higher.`,
+        'riskLevel',
+      );
+    }
     let previousId: number | null = null;
     if (valid.revision > 1) {
       const previous = await tx.proposal.findUnique({
@@ -126,6 +136,13 @@ export async function submitProposal(
           'PREVIOUS_REVISION_INVALID',
           `Revision ${valid.revision} must follow revision ${valid.revision - 1} by the same proposer, ended in CHANGES_REQUESTED, STALE, EXPIRED or FAILED.`,
           'revision',
+        );
+      }
+      if (riskBelow(valid.riskLevel, previous.riskLevel)) {
+        throw new DomainError(
+          'RISK_BELOW_MINIMUM',
+          `riskLevel ${valid.riskLevel} is below revision ${previous.revision}'s ${previous.riskLevel}: a revision may not lower the risk level; submit it as ${previous.riskLevel} or higher.`,
+          'riskLevel',
         );
       }
       previousId = previous.id;

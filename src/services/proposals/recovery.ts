@@ -1,7 +1,7 @@
 // Action proposals, recovery: what happens when an execution's outcome is unknown or time runs out.
 // Owns an admin's reconciliation of OUTCOME_UNKNOWN and the timer's work (deadlines, approval validity,
 // lapsed leases), recorded once across processes, and when that timer next has work.
-import type { Proposal } from '../../db/client.js';
+import type { Proposal, WriteTx } from '../../db/client.js';
 import { DomainError } from '../../domain/errors.js';
 import { type ProposalOperation, transition } from '../../domain/proposal.js';
 import { validateText } from '../../domain/validation.js';
@@ -18,7 +18,27 @@ import {
   voidApprovals,
 } from './shared.js';
 
-/** An admin settles an OUTCOME_UNKNOWN: executed (with evidence), or not executed (re-checked before it may run again). */
+/**
+ * Who executed a proposal: every principal that claimed its execution (EXECUTION_CLAIMED, whether or not it
+ * started an attempt), ran an attempt, or recorded it as done by hand.
+ */
+async function executorsOf(tx: WriteTx, proposal: Proposal): Promise<Set<string>> {
+  const [claims, attempts] = await Promise.all([
+    tx.event.findMany({
+      where: { proposalId: proposal.id, type: { in: ['EXECUTION_CLAIMED', 'MANUAL_EXECUTION_RECORDED'] } },
+      select: { actor: true },
+    }),
+    tx.executionAttempt.findMany({ where: { proposalId: proposal.id }, select: { executor: true } }),
+  ]);
+  const names = new Set([...claims.map((claim) => claim.actor), ...attempts.map((attempt) => attempt.executor)]);
+  if (proposal.claimedBy !== null && proposal.leaseKind === 'EXECUTION') names.add(proposal.claimedBy);
+  return names;
+}
+
+/**
+ * A reconciler settles an OUTCOME_UNKNOWN: executed (with evidence), or not executed (re-checked before it
+ * may run again). Never one it proposed or executed (SELF_RECONCILIATION): someone else checks that work.
+ */
 export async function reconcileProposal(
   deps: ProposalDeps,
   actor: Actor,
@@ -35,6 +55,16 @@ export async function reconcileProposal(
   return deps.db.write(async (tx, sql) => {
     const now = deps.clock.now();
     const current = await loadForUpdate(tx, input.id);
+    if (actor.authenticated && current.proposedBy === actor.name) {
+      throw new DomainError('SELF_RECONCILIATION', 'You proposed this; another reconciler must settle it.', 'id');
+    }
+    if (actor.authenticated && (await executorsOf(tx, current)).has(actor.name)) {
+      throw new DomainError(
+        'SELF_RECONCILIATION',
+        'You executed this (you claimed its execution); another reconciler must settle it.',
+        'id',
+      );
+    }
     const operation: ProposalOperation = input.executed ? 'RECONCILE_EXECUTED' : 'RECONCILE_NOT_EXECUTED';
     const to = transition(current.state, operation, {
       approvalValid: approvalStillValid(current, now),

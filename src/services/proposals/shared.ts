@@ -14,6 +14,7 @@ import {
   type RiskLevel,
   transition,
 } from '../../domain/proposal.js';
+import { DEFAULT_PROPOSAL_RULES, type ProposalRules } from '../../domain/proposal-rules.js';
 import { validateJsonStrings, validateToken } from '../../domain/validation.js';
 import type { Actor, ServiceDeps } from '../context.js';
 
@@ -34,9 +35,13 @@ export type { Policies } from '../../domain/proposal.js';
 
 export interface ProposalDeps extends ServiceDeps {
   policies?: Policies;
+  /** Risk floors per action and who may report each target system's state; none and EXECUTORs by default. */
+  rules?: ProposalRules;
 }
 
 export const policyOf = (deps: ProposalDeps, risk: RiskLevel): ApprovalPolicy => (deps.policies ?? DEFAULT_POLICIES)[risk];
+
+export const rulesOf = (deps: ProposalDeps): ProposalRules => deps.rules ?? DEFAULT_PROPOSAL_RULES;
 
 /** How deep a JSON value may nest: far beyond real data, and well short of the stack JSON.stringify needs. */
 const MAX_JSON_DEPTH = 64;

@@ -139,6 +139,8 @@ export type Role =
   | 'EXECUTOR'
   /** Puts proposals in the queue (an AI classifier, an agent). */
   | 'PROPOSER'
+  /** Settles action proposals whose execution outcome is unknown (reconcileProposal); never one it proposed or executed. */
+  | 'RECONCILER'
   /** Claims items under a lease and decides them; never an item it proposed. */
   | 'REVIEWER'
   /** Reads the sensitive parts of proposals (PROPOSAL_SENSITIVE_FIELDS) unmasked; everyone else, ADMIN included, sees "[masked]". Grants nothing else. */
