@@ -7,7 +7,7 @@ import { fingerprintOf, startRemoteService } from './remote-service.js';
 const url = process.env.LEASEHOLD_URL ?? 'http://127.0.0.1:4000';
 const key = process.env.LEASEHOLD_KEY;
 const proposerKey = process.env.LEASEHOLD_PROPOSER_KEY;
-const adminKey = process.env.LEASEHOLD_ADMIN_KEY;
+const reconcilerKey = process.env.LEASEHOLD_RECONCILER_KEY;
 const port = Number(process.env.BILLING_PORT ?? 4100);
 const leaseSeconds = Number(process.env.LEASE_SECONDS ?? 60);
 
@@ -15,7 +15,7 @@ if (!key) {
   process.stderr.write(
     'Set LEASEHOLD_KEY to an API key with the EXECUTOR role, e.g. `npx leasehold keys create --name billing-executor --role EXECUTOR`.\n' +
       'Optional: LEASEHOLD_URL (default http://127.0.0.1:4000), BILLING_PORT (4100), LEASE_SECONDS (60),\n' +
-      'LEASEHOLD_PROPOSER_KEY (submit a sample refund), LEASEHOLD_ADMIN_KEY (reconcile OUTCOME_UNKNOWN every 15 s).\n',
+      'LEASEHOLD_PROPOSER_KEY (submit a sample refund), LEASEHOLD_RECONCILER_KEY (a RECONCILER key: reconcile OUTCOME_UNKNOWN every 15 s).\n',
   );
   process.exit(2);
 }
@@ -68,9 +68,9 @@ const stop = new AbortController();
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => stop.abort());
 
 let reconciler: NodeJS.Timeout | undefined;
-if (adminKey) {
+if (reconcilerKey) {
   reconciler = setInterval(() => {
-    reconcile({ url, key: adminKey, remoteUrl: billing.url }).then(
+    reconcile({ url, key: reconcilerKey, remoteUrl: billing.url }).then(
       (findings) => {
         for (const finding of findings) log({ msg: 'reconciled', ...finding });
       },

@@ -1,4 +1,4 @@
-// Admin helper: settles OUTCOME_UNKNOWN billing proposals by asking the billing service whether their operation id took effect.
+// Reconciler's helper: settles OUTCOME_UNKNOWN billing proposals by asking the billing service whether their operation id took effect.
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describeError, LeaseholdRefusal, leaseholdClient } from './leasehold-client.js';
@@ -6,7 +6,7 @@ import { describeError, LeaseholdRefusal, leaseholdClient } from './leasehold-cl
 export interface ReconcileOptions {
   /** Leasehold's base URL. */
   url: string;
-  /** An API key with the ADMIN role (reconcileProposal is ADMIN-only). */
+  /** An API key with the RECONCILER role (reconcileProposal needs it; ADMIN does not reconcile). */
   key: string;
   /** The billing service's base URL. */
   remoteUrl: string;
@@ -140,11 +140,13 @@ async function askBilling(
   throw new Error(`GET /operations/${operationId} answered ${response.status}`);
 }
 
-// `npx tsx examples/executor/reconcile.ts`: one pass with LEASEHOLD_URL, LEASEHOLD_ADMIN_KEY and BILLING_URL.
+// `npx tsx examples/executor/reconcile.ts`: one pass with LEASEHOLD_URL, LEASEHOLD_RECONCILER_KEY and BILLING_URL.
 if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.argv[1])) {
-  const key = process.env.LEASEHOLD_ADMIN_KEY;
+  const key = process.env.LEASEHOLD_RECONCILER_KEY;
   if (!key) {
-    process.stderr.write('Set LEASEHOLD_ADMIN_KEY to an ADMIN API key (and LEASEHOLD_URL, BILLING_URL if not the defaults).\n');
+    process.stderr.write(
+      'Set LEASEHOLD_RECONCILER_KEY to an API key with the RECONCILER role (and LEASEHOLD_URL, BILLING_URL if not the defaults).\n',
+    );
     process.exit(2);
   }
   const findings = await reconcile({

@@ -39,6 +39,7 @@ describe('the example executor', () => {
   let reviewer: TestClient;
   let executor: TestClient;
   let admin: TestClient;
+  let reconciler: TestClient;
 
   beforeAll(async () => {
     server = await startTestServer();
@@ -47,6 +48,7 @@ describe('the example executor', () => {
     reviewer = await server.as('rita', ['REVIEWER']);
     executor = await server.as('billing-executor', ['EXECUTOR']);
     admin = await server.as('ops-admin', ['ADMIN']);
+    reconciler = await server.as('ops-reconciler', ['RECONCILER']);
   });
   afterAll(async () => {
     await remote.stop();
@@ -87,7 +89,7 @@ describe('the example executor', () => {
 
   const execute = (options: Partial<Parameters<typeof runExecutor>[0]> = {}) =>
     runExecutor({ url: server.url, key: executor.key, remoteUrl: remote.url, leaseSeconds: 60, once: true, ...options });
-  const reconcileAll = () => reconcile({ url: server.url, key: admin.key, remoteUrl: remote.url });
+  const reconcileAll = () => reconcile({ url: server.url, key: reconciler.key, remoteUrl: remote.url });
   const show = async (id: string) => (await run<{ node: Shown }>(admin, SHOW, { id })).node;
   const effectsOf = (operationId: string) => remote.effects.filter((effect) => effect.key === operationId);
   const historyTypes = (proposal: Shown) => proposal.history.edges.map((edge) => edge.node.type);
@@ -165,7 +167,7 @@ describe('the example executor', () => {
       expect(proposal.stateReason).toContain(effectsOf(operationId)[0]?.result.refundId);
       expect(proposal.attempts).toMatchObject([{ number: 1, outcome: 'UNKNOWN' }]);
       const reconciled = proposal.history.edges.find((edge) => edge.node.type === 'PROPOSAL_RECONCILED');
-      expect(reconciled?.node).toMatchObject({ actor: 'ops-admin', details: { executed: true, from: 'OUTCOME_UNKNOWN' } });
+      expect(reconciled?.node).toMatchObject({ actor: 'ops-reconciler', details: { executed: true, from: 'OUTCOME_UNKNOWN' } });
       expect(effectsOf(operationId)).toHaveLength(1);
       expect(remote.account(account)?.balance).toBe(4_300);
     },
