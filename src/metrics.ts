@@ -124,7 +124,7 @@ export class Metrics {
     });
     this.proposalsNeedingReconciliation = new Gauge({
       name: 'leasehold_proposals_needing_reconciliation',
-      help: 'Action proposals in OUTCOME_UNKNOWN: executed or not is unknown until an admin reconciles them.',
+      help: 'Action proposals in OUTCOME_UNKNOWN: executed or not is unknown until a reconciler (RECONCILER) reconciles them.',
       registers,
     });
     this.oldestPendingProposal = new Gauge({

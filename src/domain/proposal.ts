@@ -13,7 +13,7 @@ export const PROPOSAL_STATES = {
   EXECUTING: 'One executor holds it under an execution lease and may be carrying it out now.',
   EXECUTED: 'Carried out (reported by its executor, reconciled, or recorded as done by hand). Final.',
   FAILED: 'The remote system refused it without effect and it will not be retried. Final.',
-  OUTCOME_UNKNOWN: 'Execution may or may not have taken effect; blocked until an admin reconciles it. Never re-run automatically.',
+  OUTCOME_UNKNOWN: 'Execution may or may not have taken effect; blocked until a reconciler (RECONCILER) reconciles it. Never re-run automatically.',
 } as const;
 
 export type ProposalState = keyof typeof PROPOSAL_STATES;
@@ -34,8 +34,8 @@ export const PROPOSAL_OPERATIONS = {
   FAIL_BEFORE_SEND: 'The executor reports it failed before anything was sent: back to APPROVED if still valid.',
   FAIL_REJECTED_BY_REMOTE: 'The remote system refused it and says nothing changed: FAILED.',
   OUTCOME_UNKNOWN: 'Failure after sending, an unknown result, or the execution lease lapsed.',
-  RECONCILE_EXECUTED: 'An admin confirms, with evidence, that it took effect.',
-  RECONCILE_NOT_EXECUTED: 'An admin confirms it did not take effect: back to APPROVED only if still valid and unchanged.',
+  RECONCILE_EXECUTED: 'A reconciler confirms, with evidence, that it took effect.',
+  RECONCILE_NOT_EXECUTED: 'A reconciler confirms it did not take effect: back to APPROVED only if still valid and unchanged.',
   RECORD_MANUAL_EXECUTION: 'An executor records that it was carried out by hand, with the same checks.',
 } as const;
 
@@ -168,7 +168,7 @@ export function blockedReason(proposal: ProposalView, now: Date): string | null 
     case 'EXECUTING':
       return `Being executed by ${proposal.leaseHolder} (execution lease until ${proposal.leaseExpiresAt?.toISOString()}); if it lapses the outcome becomes unknown.`;
     case 'OUTCOME_UNKNOWN':
-      return 'Execution may or may not have taken effect: an admin must check the remote system with the operation id and reconcile it.';
+      return 'Execution may or may not have taken effect: a reconciler (RECONCILER role; not its proposer or executor) must check the remote system with the operation id and reconcile it.';
     case 'CHANGES_REQUESTED':
       return 'A reviewer asked for changes: the proposer must submit a new revision.';
     case 'STALE':

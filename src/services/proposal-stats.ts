@@ -32,7 +32,7 @@ export interface ProposalTotals {
   /** Execution failures: the remote system refused the action (FAILED). */
   failed: number;
   stale: number;
-  /** OUTCOME_UNKNOWN: blocked until an admin reconciles it. */
+  /** OUTCOME_UNKNOWN: blocked until a reconciler reconciles it. */
   needingReconciliation: number;
 }
 

@@ -343,9 +343,9 @@ describe('blockedReason for every state', () => {
     expect(reason).toMatch(/unknown/i);
   });
 
-  it('OUTCOME_UNKNOWN: an admin must reconcile it with the operation id', () => {
+  it('OUTCOME_UNKNOWN: a reconciler (not its proposer or executor) must reconcile it with the operation id', () => {
     const reason = blockedReason(view({ state: 'OUTCOME_UNKNOWN' }), now);
-    expect(reason).toMatch(/admin/i);
+    expect(reason).toMatch(/RECONCILER role; not its proposer or executor/);
     expect(reason).toMatch(/reconcile/i);
     expect(reason).toMatch(/operation id/i);
   });

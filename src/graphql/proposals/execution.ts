@@ -18,7 +18,7 @@ const ExecutionOutcomeEnum = builder.enumType('ExecutionOutcome', {
     SUCCEEDED: { description: 'The remote system confirmed the effect → EXECUTED.' },
     FAILED_BEFORE_SEND: { description: 'Nothing was sent → APPROVED again if still valid (same operation id), else EXPIRED.' },
     REJECTED_BY_REMOTE: { description: 'The remote system refused and nothing changed → FAILED.' },
-    UNKNOWN: { description: 'Sent, but the result is unknown (timeout, lost response) → OUTCOME_UNKNOWN, for an admin to reconcile.' },
+    UNKNOWN: { description: 'Sent, but the result is unknown (timeout, lost response) → OUTCOME_UNKNOWN, for a reconciler (RECONCILER) to reconcile.' },
   },
 });
 
@@ -136,7 +136,7 @@ builder.mutationFields((t) => ({
     type: ProposalPayload('ReportExecutionResult', 'The proposal after the result; the execution lease has ended.'),
     authScopes: requires('Mutation', 'reportExecutionResult', 'executeProposal'),
     description:
-      'Records how the attempt ended. UNKNOWN blocks the proposal until an admin reconciles it; it is never re-run automatically.',
+      'Records how the attempt ended. UNKNOWN blocks the proposal until a reconciler (RECONCILER) reconciles it; it is never re-run automatically.',
     errors: refusals('ReportExecutionResult'),
     args: {
       input: t.arg({
