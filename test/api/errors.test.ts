@@ -986,6 +986,10 @@ describe('error code catalogue', () => {
     'ATTEMPT_IN_PROGRESS',
     'ATTEMPT_NOT_STARTED',
     'INVALID_JSON',
+    // Least privilege: test/api/proposal-least-privilege.test.ts.
+    'RISK_BELOW_MINIMUM',
+    'SELF_RECONCILIATION',
+    'NOT_TARGET_STATE_REPORTER',
   ];
 
   it('every code in src/domain/errors.ts is produced by a test (above, or in the proposal tests) or is a documented race guard', () => {
