@@ -81,7 +81,7 @@ export type EventType =
   | 'PROPOSAL_STALE'
   /** A proposer submitted an action proposal (or a new revision of one). */
   | 'PROPOSAL_SUBMITTED'
-  /** A proposer or integration reported a target’s current fingerprint. */
+  /** An executor, or a principal TARGET_STATE_REPORTERS names for the system, reported a target’s current fingerprint. */
   | 'TARGET_STATE_REPORTED';
 
 /** Narrows an item list. All given conditions must hold. */
