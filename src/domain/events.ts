@@ -26,7 +26,8 @@ export const EVENT_TYPES = {
   PROPOSAL_CANCELLED: 'The proposer or an admin withdrew the proposal; approvals are void.',
   PROPOSAL_EXPIRED: 'The deadline or the approval’s validity passed before execution; approvals are void.',
   PROPOSAL_STALE: 'The target’s fingerprint changed; approvals are void and nothing runs.',
-  TARGET_STATE_REPORTED: 'An executor, or a principal TARGET_STATE_REPORTERS names for the system, reported a target’s current fingerprint.',
+  TARGET_STATE_REPORTED:
+    'An executor, or a principal TARGET_STATE_REPORTERS names for the system, reported a target’s current fingerprint.',
   EXECUTION_CLAIMED: 'An executor took an approved proposal under an execution lease, with its operation id.',
   EXECUTION_ATTEMPT_STARTED: 'The executor checked the fingerprint and started an attempt.',
   EXECUTION_SUCCEEDED: 'The executor reported that the effect took place.',

@@ -13,7 +13,8 @@ export const PROPOSAL_STATES = {
   EXECUTING: 'One executor holds it under an execution lease and may be carrying it out now.',
   EXECUTED: 'Carried out (reported by its executor, reconciled, or recorded as done by hand). Final.',
   FAILED: 'The remote system refused it without effect and it will not be retried. Final.',
-  OUTCOME_UNKNOWN: 'Execution may or may not have taken effect; blocked until a reconciler (RECONCILER) reconciles it. Never re-run automatically.',
+  OUTCOME_UNKNOWN:
+    'Execution may or may not have taken effect; blocked until a reconciler (RECONCILER) reconciles it. Never re-run automatically.',
 } as const;
 
 export type ProposalState = keyof typeof PROPOSAL_STATES;

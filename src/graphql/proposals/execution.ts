@@ -18,7 +18,10 @@ const ExecutionOutcomeEnum = builder.enumType('ExecutionOutcome', {
     SUCCEEDED: { description: 'The remote system confirmed the effect → EXECUTED.' },
     FAILED_BEFORE_SEND: { description: 'Nothing was sent → APPROVED again if still valid (same operation id), else EXPIRED.' },
     REJECTED_BY_REMOTE: { description: 'The remote system refused and nothing changed → FAILED.' },
-    UNKNOWN: { description: 'Sent, but the result is unknown (timeout, lost response) → OUTCOME_UNKNOWN, for a reconciler (RECONCILER) to reconcile.' },
+    UNKNOWN: {
+      description:
+        'Sent, but the result is unknown (timeout, lost response) → OUTCOME_UNKNOWN, for a reconciler (RECONCILER) to reconcile.',
+    },
   },
 });
 
