@@ -3,7 +3,7 @@ import { pino } from 'pino';
 import { createApp } from './app.js';
 import { ConfigError, describeDatabase, loadConfig } from './config.js';
 import { openDatabase } from './db/client.js';
-import { databaseClock, flooredClock } from './db/database-clock.js';
+import { databaseClock, flooredClock, SQLITE_MAX_LIFT_MS } from './db/database-clock.js';
 import { systemClock } from './domain/clock.js';
 import { firstRunBanner } from './first-run.js';
 import { limitConnections } from './http/listener.js';
@@ -29,7 +29,8 @@ async function main(): Promise<void> {
   });
   // Several instances on PostgreSQL share one clock: the database server's. On SQLite the processes on
   // one file share the machine's, floored so none stamps a change before one already recorded.
-  const clock = db.dialect === 'postgresql' ? await databaseClock(db, logger) : flooredClock(db, systemClock);
+  const clock =
+    db.dialect === 'postgresql' ? await databaseClock(db, logger) : flooredClock(db, systemClock, { maxLiftMs: SQLITE_MAX_LIFT_MS });
   const firstKey = config.bootstrapAdminKey ? await bootstrapAdminKey({ db, clock }) : null;
   const app = createApp({ db, clock, config, logger });
   limitConnections(app.server, config.connectionLimits, logger);

@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { DatabaseLocation } from '../config.js';
 import type { Database } from '../db/client.js';
-import { flooredClock } from '../db/database-clock.js';
+import { flooredClock, SQLITE_MAX_LIFT_MS } from '../db/database-clock.js';
 import { isLeaseholdDatabase, MigrationError } from '../db/migrate.js';
 import { systemClock } from '../domain/clock.js';
 import { DomainError } from '../domain/errors.js';
@@ -71,7 +71,7 @@ async function open(file: string, engine: Engine): Promise<OpenDatabase> {
       ? (await import('../db/lite.js')).openLiteDatabase(options)
       : await (await import('../db/client.js')).openDatabase(options);
   // Never stamping a change before one a server (or another command) already recorded on this file.
-  return { db, clock: flooredClock(db, systemClock), close: () => db.close() };
+  return { db, clock: flooredClock(db, systemClock, { maxLiftMs: SQLITE_MAX_LIFT_MS }), close: () => db.close() };
 }
 
 /**
@@ -100,7 +100,7 @@ async function openPostgres(location: DatabaseLocation): Promise<OpenDatabase> {
   const { openDatabase } = await import('../db/client.js');
   try {
     const db = await openDatabase({ location });
-    return { db, clock: flooredClock(db, systemClock), close: () => db.close() };
+    return { db, clock: flooredClock(db, systemClock, { maxLiftMs: SQLITE_MAX_LIFT_MS }), close: () => db.close() };
   } catch (error) {
     if (error instanceof MigrationError) throw new CliError('unsupported_schema', error.message);
     const { describeDatabase } = await import('../config.js');

@@ -87,9 +87,13 @@ export async function databaseClock(db: Database, logger: Logger, options: Datab
  * `clock`, never earlier than the last change any process recorded in `db`, read under the write lock
  * (Database.onWriteLocked). Processes' clocks agree only to a few milliseconds (on one machine too: a
  * process's clock does not follow the wall clock set back, one started since does), so without this floor
- * a change committed right after another process's could be stamped a millisecond before it.
+ * a change committed right after another process's could be stamped a millisecond before it. With
+ * `maxLiftMs`, a clock further behind than that is not lifted: it is a clock set back, not a small skew,
+ * and the rules for a clock behind apply (a lease granted more than the longest lease ahead of it counts
+ * as lapsed; see domain/lease.ts).
  */
-export function flooredClock(db: Database, clock: Clock): Clock & { stop(): void } {
+export function flooredClock(db: Database, clock: Clock, options: { maxLiftMs?: number } = {}): Clock & { stop(): void } {
+  const maxLiftMs = options.maxLiftMs ?? Number.POSITIVE_INFINITY;
   let floor = 0;
   const unfloor = db.onWriteLocked((lastEventAt) => {
     if (lastEventAt !== null && lastEventAt.getTime() > floor) floor = lastEventAt.getTime();
@@ -97,9 +101,13 @@ export function flooredClock(db: Database, clock: Clock): Clock & { stop(): void
   return {
     now: () => {
       const now = clock.now();
-      return now.getTime() < floor ? new Date(floor) : now;
+      const behind = floor - now.getTime();
+      return behind > 0 && behind <= maxLiftMs ? new Date(floor) : now;
     },
     setTimer: (at, callback) => clock.setTimer(at, callback),
     stop: unfloor,
   };
 }
+
+/** How far behind the last recorded change a SQLite process's clock is lifted (see flooredClock): skews, not clocks set back. */
+export const SQLITE_MAX_LIFT_MS = 1_000;

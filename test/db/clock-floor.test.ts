@@ -2,10 +2,11 @@
 // src/db/database-clock.ts flooredClock, read under the write lock): their clocks agree only to a few ms,
 // on one machine too (a long-running server does not follow the wall clock set back; a command started
 // since does). Here a writer whose clock runs 500 ms ahead records first; the next writer, on the server's
-// backend and on the command line's, stamps its change no earlier.
+// backend and on the command line's, stamps its change no earlier. A clock more than SQLITE_MAX_LIFT_MS
+// behind is a clock set back, and keeps its own time.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type Database, openDatabase } from '../../src/db/client.js';
-import { flooredClock } from '../../src/db/database-clock.js';
+import { flooredClock, SQLITE_MAX_LIFT_MS } from '../../src/db/database-clock.js';
 import { openLiteDatabase } from '../../src/db/lite.js';
 import { type Clock, systemClock } from '../../src/domain/clock.js';
 import { addCategories } from '../../src/services/categories.js';
@@ -48,7 +49,7 @@ describe(`the clock floor (${BACKEND})`, () => {
   it.each(backends)('a change made through %s right after one stamped 500 ms ahead is stamped no earlier', async (_label, open) => {
     await addCategories({ db: first, clock: ahead }, setup, ['early']);
     const second = await open();
-    const clock = flooredClock(second, systemClock);
+    const clock = flooredClock(second, systemClock, { maxLiftMs: SQLITE_MAX_LIFT_MS });
     try {
       await addCategories({ db: second, clock }, setup, ['late']);
       const [[, early], [, late]] = (await times()) as [[string, number], [string, number]];
@@ -58,6 +59,23 @@ describe(`the clock floor (${BACKEND})`, () => {
     } finally {
       clock.stop();
       await second.close();
+    }
+  });
+
+  it('a clock further behind than the largest lift (a clock set back, not a skew) keeps its own time', async () => {
+    const hourAhead: Clock = {
+      now: () => new Date(Date.now() + 3_600_000),
+      setTimer: (at, callback) => systemClock.setTimer(at, callback),
+    };
+    await addCategories({ db: first, clock: hourAhead }, setup, ['early']);
+    const clock = flooredClock(first, systemClock, { maxLiftMs: SQLITE_MAX_LIFT_MS });
+    try {
+      await addCategories({ db: first, clock }, setup, ['late']);
+      const [[, early], [, late]] = (await times()) as [[string, number], [string, number]];
+      // The rules for a clock behind apply instead (test/api/hardening-clock.test.ts).
+      expect(early - late).toBeGreaterThan(3_500_000);
+    } finally {
+      clock.stop();
     }
   });
 });
