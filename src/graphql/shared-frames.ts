@@ -146,9 +146,16 @@ fanOutPace.writeHeld = writeHeld;
 /** Sets the next flush going, if frames are held and none is due or being written. */
 function schedule(): void {
   if (flushing || writing || corked.size === 0) return;
-  const now = performance.now();
-  const wait = lastFlush + interval - now;
-  flushing = wait <= 0 ? { immediate: setImmediate(flush) } : { timer: setTimeout(flush, wait) };
+  const due = lastFlush + interval;
+  const wait = due - performance.now();
+  flushing = wait <= 0 ? { immediate: setImmediate(flush) } : { timer: setTimeout(() => flushWhenDue(due), wait) };
+}
+
+/** A timer may fire up to a millisecond or so early (it counts from the loop's cached time): then it waits out the rest. */
+function flushWhenDue(due: number): void {
+  const left = due - performance.now();
+  if (left > 0) flushing = { timer: setTimeout(() => flushWhenDue(due), left) };
+  else flush();
 }
 
 function hold(socket: Socket): void {
