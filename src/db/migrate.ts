@@ -27,6 +27,9 @@ export function readMigrations(dir = MIGRATIONS_DIR): Migration[] {
     });
 }
 
+/** A migration's line asking to run with foreign keys off (a table rebuild), see migrateDatabase. */
+const REBUILD_MARKER = /^-- leasehold: foreign_keys off$/m;
+
 const HISTORY_TABLE = `
 CREATE TABLE IF NOT EXISTS "_prisma_migrations" (
   "id" TEXT PRIMARY KEY NOT NULL,
@@ -72,6 +75,10 @@ export function migrateDatabase(file: string, options: { busyTimeoutMs?: number;
           throw new MigrationError(`Migration ${migration.name} was changed after it was applied to ${file}.`);
         continue;
       }
+      // A migration that rebuilds a table other tables refer to (SQLite cannot change a CHECK) runs with foreign keys
+      // off, which SQLite allows only outside a transaction, and checks every reference before it commits.
+      const rebuild = REBUILD_MARKER.test(migration.sql);
+      if (rebuild) connection.pragma('foreign_keys = OFF');
       const apply = connection.transaction(() => {
         const recorded = connection
           .prepare('SELECT checksum, finished_at FROM "_prisma_migrations" WHERE migration_name = ? AND rolled_back_at IS NULL')
@@ -83,6 +90,10 @@ export function migrateDatabase(file: string, options: { busyTimeoutMs?: number;
           return false;
         }
         connection.exec(migration.sql);
+        if (rebuild) {
+          const broken = connection.pragma('foreign_key_check') as unknown[];
+          if (broken.length > 0) throw new MigrationError(`Migration ${migration.name} left ${broken.length} broken references.`);
+        }
         connection
           .prepare(
             `INSERT INTO "_prisma_migrations" (id, checksum, finished_at, migration_name, applied_steps_count, started_at)
@@ -91,7 +102,11 @@ export function migrateDatabase(file: string, options: { busyTimeoutMs?: number;
           .run(randomUUID(), migration.checksum, migration.name);
         return true;
       });
-      if (apply.immediate()) appliedNow.push(migration.name);
+      try {
+        if (apply.immediate()) appliedNow.push(migration.name);
+      } finally {
+        if (rebuild) connection.pragma('foreign_keys = ON');
+      }
     }
     const unknown = (
       connection.prepare('SELECT migration_name FROM "_prisma_migrations" WHERE rolled_back_at IS NULL').all() as {
