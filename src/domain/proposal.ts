@@ -37,7 +37,8 @@ export const PROPOSAL_OPERATIONS = {
   OUTCOME_UNKNOWN: 'Failure after sending, an unknown result, or the execution lease lapsed.',
   RECONCILE_EXECUTED: 'A reconciler confirms, with evidence, that it took effect.',
   RECONCILE_NOT_EXECUTED: 'A reconciler confirms it did not take effect: back to APPROVED only if still valid and unchanged.',
-  RECORD_MANUAL_EXECUTION: 'An executor records that it was carried out by hand, with the same checks.',
+  RECORD_MANUAL_EXECUTION:
+    'An executor records that it was carried out by hand: EXECUTED when the checks hold, else OUTCOME_UNKNOWN (never "not executed").',
 } as const;
 
 export type ProposalOperation = keyof typeof PROPOSAL_OPERATIONS;
@@ -51,6 +52,8 @@ export interface TransitionFacts {
   approvalValid?: boolean;
   /** The fingerprint presented matches the one the proposal was reviewed with. */
   fingerprintMatches?: boolean;
+  /** This revision was approved at some point (it has an operation id), for a manual record after it went EXPIRED or STALE. */
+  wasApproved?: boolean;
 }
 
 type Outcome = ProposalState | ((facts: TransitionFacts) => ProposalState);
@@ -61,6 +64,27 @@ type Outcome = ProposalState | ((facts: TransitionFacts) => ProposalState);
  */
 const recoverable: Outcome = (facts) =>
   facts.fingerprintMatches !== true ? 'STALE' : facts.approvalValid === true ? 'APPROVED' : 'EXPIRED';
+
+/**
+ * A record of something already done by hand never makes it "not executed": when the checks hold it is
+ * EXECUTED, otherwise OUTCOME_UNKNOWN for a reconciler. Fails closed (an unverified fact is a failed check).
+ */
+const recordedByHand: Outcome = (facts) =>
+  facts.fingerprintMatches === true && facts.approvalValid === true ? 'EXECUTED' : 'OUTCOME_UNKNOWN';
+
+/**
+ * After an approved revision went EXPIRED or STALE, a manual record of what was done anyway goes to
+ * OUTCOME_UNKNOWN for reconciliation; a revision never approved cannot have been executed as approved.
+ */
+const recordedTooLate: Outcome = (facts) => {
+  if (facts.wasApproved !== true) {
+    throw new DomainError(
+      'PROPOSAL_STATE_CONFLICT',
+      'This revision was never approved, so nothing done by hand can be recorded as its execution.',
+    );
+  }
+  return 'OUTCOME_UNKNOWN';
+};
 
 /**
  * The whole machine: for each state, the operations it accepts and where they lead. Anything not
@@ -80,8 +104,7 @@ export const TRANSITIONS: Record<ProposalState, Partial<Record<ProposalOperation
     EXPIRE: 'EXPIRED',
     MARK_STALE: 'STALE',
     CLAIM_EXECUTION: 'EXECUTING',
-    RECORD_MANUAL_EXECUTION: (facts) =>
-      facts.fingerprintMatches !== true ? 'STALE' : facts.approvalValid === true ? 'EXECUTED' : 'EXPIRED',
+    RECORD_MANUAL_EXECUTION: recordedByHand,
   },
   EXECUTING: {
     SUCCEED: 'EXECUTED',
@@ -98,14 +121,18 @@ export const TRANSITIONS: Record<ProposalState, Partial<Record<ProposalOperation
   REJECTED: {},
   CHANGES_REQUESTED: {},
   CANCELLED: {},
-  EXPIRED: {},
-  STALE: {},
+  // Final for the workflow; only a record of what was already done by hand (approved revisions only).
+  EXPIRED: { RECORD_MANUAL_EXECUTION: recordedTooLate },
+  STALE: { RECORD_MANUAL_EXECUTION: recordedTooLate },
   EXECUTED: {},
   FAILED: {},
 };
 
+/** States no workflow step leaves (a record of what was already done by hand is not a step). */
 export const FINAL_STATES: ReadonlySet<ProposalState> = new Set(
-  (Object.keys(TRANSITIONS) as ProposalState[]).filter((state) => Object.keys(TRANSITIONS[state]).length === 0),
+  (Object.keys(TRANSITIONS) as ProposalState[]).filter((state) =>
+    Object.keys(TRANSITIONS[state]).every((operation) => operation === 'RECORD_MANUAL_EXECUTION'),
+  ),
 );
 
 /** Where `operation` takes a proposal in `state`, or a PROPOSAL_STATE_CONFLICT refusal. */

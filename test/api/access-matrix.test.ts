@@ -47,6 +47,7 @@ const EXPECTED: Record<string, Role[]> = {
   'Mutation.reportExecutionResult': ['EXECUTOR'],
   'Mutation.reconcileProposal': ['RECONCILER'],
   'Mutation.recordManualExecution': ['EXECUTOR'],
+  'Mutation.claimManualExecution': ['EXECUTOR'],
   'Subscription.proposalEvents': ALL,
   'Subscription.queueEvents': ALL,
   'Subscription.itemEvents': ALL,
@@ -141,8 +142,10 @@ function operationFor(field: string, role: Role): { query: string; variables?: R
       };
     case 'Mutation.recordManualExecution':
       return {
-        query: `mutation { recordManualExecution(input: { id: "${UNKNOWN_PROPOSAL}", fingerprint: "fp", evidence: "e" }) { __typename } }`,
+        query: `mutation { recordManualExecution(input: { id: "${UNKNOWN_PROPOSAL}", fingerprint: "fp", reason: "r", evidence: "e" }) { __typename } }`,
       };
+    case 'Mutation.claimManualExecution':
+      return { query: `mutation { claimManualExecution(input: { id: "${UNKNOWN_PROPOSAL}", reason: "r" }) { __typename } }` };
     default:
       throw new Error(`no operation for ${field}`);
   }

@@ -8,6 +8,7 @@ import type { Actor } from '../../src/services/context.js';
 import {
   cancelProposal,
   claimExecution,
+  claimManualExecution,
   claimProposal,
   type NewProposal,
   nextProposalDeadline,
@@ -958,7 +959,12 @@ describe('separation of duties at execution', () => {
     const proposal = await t.approved({ riskLevel: 'LOW' });
     expect(await claimExecution(t.deps, PROPOSER, {})).toBeNull();
     const error = await refusal(
-      recordManualExecution(t.deps, PROPOSER, { id: proposal.id, fingerprint: FP, evidence: 'Changed it in the admin UI.' }),
+      recordManualExecution(t.deps, PROPOSER, {
+        id: proposal.id,
+        fingerprint: FP,
+        reason: 'Billing API down.',
+        evidence: 'Changed it in the admin UI.',
+      }),
     );
     expect(error.code).toBe('SELF_APPROVAL');
     expect((await t.row(proposal.id)).state).toBe('APPROVED');
@@ -967,7 +973,12 @@ describe('separation of duties at execution', () => {
   it('manual execution by an approver is refused when the policy requires another executor (EXECUTOR_IS_APPROVER)', async () => {
     const proposal = await t.approved({ riskLevel: 'MEDIUM' });
     const error = await refusal(
-      recordManualExecution(t.deps, ALICE, { id: proposal.id, fingerprint: FP, evidence: 'Changed it in the admin UI.' }),
+      recordManualExecution(t.deps, ALICE, {
+        id: proposal.id,
+        fingerprint: FP,
+        reason: 'Billing API down.',
+        evidence: 'Changed it in the admin UI.',
+      }),
     );
     expect(error.code).toBe('EXECUTOR_IS_APPROVER');
     expect((await t.row(proposal.id)).state).toBe('APPROVED');
@@ -998,48 +1009,124 @@ describe('separation of duties at execution', () => {
 describe('the manual path', () => {
   const t = useProposalDatabase();
 
-  it('an executor records a manual execution: EXECUTED, its actor and evidence in the history', async () => {
+  it('an executor records a manual execution: EXECUTED, its actor, reason and evidence apart in the history', async () => {
     const proposal = await t.approved();
     const evidence = 'Applied in the shop admin during the API outage; ticket OPS-123.';
-    const done = await recordManualExecution(t.deps, WORKER, { id: proposal.id, fingerprint: FP, evidence });
+    const done = await recordManualExecution(t.deps, WORKER, { id: proposal.id, fingerprint: FP, reason: 'Shop API down.', evidence });
     expect(done).toMatchObject({ state: 'EXECUTED', stateReason: evidence });
     expect((await t.events(proposal.id)).at(-1)).toMatchObject({
       type: 'MANUAL_EXECUTION_RECORDED',
       actor: WORKER.name,
-      details: { from: 'APPROVED', evidence },
+      details: { from: 'APPROVED', reason: 'Shop API down.', evidence, operationId: proposal.operationId },
     });
     expect(await claimExecution(t.deps, WORKER2, {})).toBeNull();
   });
 
-  it('the same checks as automation: a changed fingerprint → STALE, a lapsed approval → EXPIRED, approvals voided', async () => {
+  it('a record whose checks no longer hold never says "not executed": a changed fingerprint or a lapsed approval → OUTCOME_UNKNOWN', async () => {
     const changed = await t.approved();
-    expect(
-      (await recordManualExecution(t.deps, WORKER, { id: changed.id, fingerprint: FP_CHANGED, evidence: 'Would apply by hand.' })).state,
-    ).toBe('STALE');
-    expect((await t.approvals(changed.id)).every((approval) => approval.voidedAt !== null)).toBe(true);
+    const record = { reason: 'Shop API down.', evidence: 'Set the price in the shop admin.' };
+    const unknown = await recordManualExecution(t.deps, WORKER, { id: changed.id, fingerprint: FP_CHANGED, ...record });
+    expect(unknown.state).toBe('OUTCOME_UNKNOWN');
+    expect(unknown.stateReason).toContain('a reconciler must check');
+    // The operator's reason and the evidence stay apart from the server's explanation.
     expect((await t.events(changed.id)).at(-1)).toMatchObject({
-      type: 'PROPOSAL_STALE',
+      type: 'EXECUTION_OUTCOME_UNKNOWN',
       actor: WORKER.name,
-      details: { evidence: 'Would apply by hand.' },
+      details: { from: 'APPROVED', manual: true, why: 'FINGERPRINT_CHANGED', ...record, reportedFingerprint: FP_CHANGED },
     });
 
     const lapsed = await t.approved({ recordId: 'sku-200', targetId: 'sku-200', approvalValiditySeconds: 600 });
     t.clock.advance(600 * SECOND);
-    expect((await recordManualExecution(t.deps, WORKER, { id: lapsed.id, fingerprint: FP, evidence: 'Would apply by hand.' })).state).toBe(
-      'EXPIRED',
+    expect((await recordManualExecution(t.deps, WORKER, { id: lapsed.id, fingerprint: FP, ...record })).state).toBe('OUTCOME_UNKNOWN');
+    expect((await t.events(lapsed.id)).at(-1)).toMatchObject({ details: { why: 'APPROVAL_EXPIRED' } });
+    // The one who recorded it does not reconcile it; another reconciler does.
+    expect((await refusal(reconcileProposal(t.deps, WORKER, { id: lapsed.id, executed: true, evidence: 'Me.' }))).code).toBe(
+      'SELF_RECONCILIATION',
     );
-    expect((await t.approvals(lapsed.id)).every((approval) => approval.voidedAt !== null)).toBe(true);
+    expect((await reconcileProposal(t.deps, RECONCILER, { id: lapsed.id, executed: true, evidence: 'Shop audit log.' })).state).toBe(
+      'EXECUTED',
+    );
+  });
+
+  it('a record after the approved revision went EXPIRED → OUTCOME_UNKNOWN, and "not executed" never revives the approval', async () => {
+    const expired = await t.approved({ approvalValiditySeconds: 600 });
+    t.clock.advance(601 * SECOND);
+    await recordProposalDeadlines(t.deps, 10);
+    expect((await t.row(expired.id)).state).toBe('EXPIRED');
+    const record = { fingerprint: FP, reason: 'Shop API down.', evidence: 'Done at 09:09 in the shop admin.' };
+    expect((await recordManualExecution(t.deps, WORKER, { id: expired.id, ...record })).state).toBe('OUTCOME_UNKNOWN');
+    expect((await t.events(expired.id)).at(-1)).toMatchObject({ details: { from: 'EXPIRED', why: 'ALREADY_EXPIRED' } });
+    const back = await reconcileProposal(t.deps, RECONCILER, {
+      id: expired.id,
+      executed: false,
+      evidence: 'Not in the log.',
+      fingerprint: FP,
+    });
+    expect(back.state).toBe('EXPIRED');
+
+    // A revision that was never approved cannot have been executed as approved.
+    const never = await t.submit({ recordId: 'sku-300', targetId: 'sku-300' });
+    await reportTargetState(t.deps, SYNC, { targetSystem: 'shop', targetId: 'sku-300', fingerprint: FP_CHANGED });
+    expect((await t.row(never.id)).state).toBe('STALE');
+    expect((await refusal(recordManualExecution(t.deps, WORKER, { id: never.id, ...record }))).code).toBe('PROPOSAL_STATE_CONFLICT');
+  });
+
+  it('claimManualExecution reserves an approved proposal: automation finds nothing, then the same attempt and result as automation', async () => {
+    const proposal = await t.approved();
+    const manual = await claimManualExecution(t.deps, WORKER, { id: proposal.id, reason: 'Shop API down since 08:40.', leaseSeconds: 600 });
+    expect(manual.proposal).toMatchObject({ state: 'EXECUTING', leaseKind: 'EXECUTION', claimedBy: WORKER.name });
+    expect(manual.operationId).toBe(proposal.operationId);
+    expect((await t.events(proposal.id)).at(-1)).toMatchObject({
+      type: 'EXECUTION_CLAIMED',
+      actor: WORKER.name,
+      details: { from: 'APPROVED', manual: true, reason: 'Shop API down since 08:40.', operationId: proposal.operationId },
+    });
+    expect(await claimExecution(t.deps, WORKER2, {})).toBeNull();
+    expect((await refusal(claimManualExecution(t.deps, WORKER2, { id: proposal.id, reason: 'Me too.' }))).code).toBe(
+      'PROPOSAL_STATE_CONFLICT',
+    );
+    await renewProposalLease(t.deps, WORKER, { token: manual.token, leaseSeconds: 900 });
+    const started = await startExecutionAttempt(t.deps, WORKER, { token: manual.token, fingerprint: FP });
+    expect(started.attempt).toMatchObject({ number: 1, operationId: proposal.operationId });
+    const done = await reportExecutionResult(t.deps, WORKER, { token: manual.token, outcome: 'SUCCEEDED', response: { ticket: 'OPS-9' } });
+    expect(done.state).toBe('EXECUTED');
+  });
+
+  it("claimManualExecution runs the same checks: not one's own, not an approver where the policy says so, a valid approval", async () => {
+    const mine = await t.approved();
+    expect((await refusal(claimManualExecution(t.deps, PROPOSER, { id: mine.id, reason: 'r' }))).code).toBe('SELF_APPROVAL');
+    const medium = await t.approved({ recordId: 'sku-200', targetId: 'sku-200', riskLevel: 'MEDIUM' });
+    expect((await refusal(claimManualExecution(t.deps, ALICE, { id: medium.id, reason: 'r' }))).code).toBe('EXECUTOR_IS_APPROVER');
+    t.clock.advance(25 * HOUR);
+    const lapsed = await refusal(claimManualExecution(t.deps, WORKER, { id: mine.id, reason: 'r' }));
+    expect(lapsed).toMatchObject({ code: 'PROPOSAL_STATE_CONFLICT', field: 'id' });
+    expect(lapsed.message).toContain('no longer valid');
+    expect((await t.row(mine.id)).state).toBe('APPROVED');
+    // A lapsed manual lease is like a vanished executor's: the outcome is unknown.
+    const fresh = await t.approved({ recordId: 'sku-300', targetId: 'sku-300' });
+    await claimManualExecution(t.deps, WORKER, { id: fresh.id, reason: 'r', leaseSeconds: 60 });
+    t.clock.advance(61 * SECOND);
+    await recordProposalDeadlines(t.deps, 10);
+    expect((await t.row(fresh.id)).state).toBe('OUTCOME_UNKNOWN');
   });
 
   it('nothing unapproved, and nothing already being executed, can be recorded as done by hand', async () => {
     const { proposal: executing } = await t.executing({ recordId: 'sku-200', targetId: 'sku-200' });
     const pending = await t.submit();
-    expect((await refusal(recordManualExecution(t.deps, WORKER, { id: pending.id, fingerprint: FP, evidence: 'Did it.' }))).code).toBe(
-      'PROPOSAL_STATE_CONFLICT',
-    );
-    expect((await refusal(recordManualExecution(t.deps, WORKER2, { id: executing.id, fingerprint: FP, evidence: 'Did it.' }))).code).toBe(
-      'PROPOSAL_STATE_CONFLICT',
-    );
+    expect(
+      (
+        await refusal(
+          recordManualExecution(t.deps, WORKER, { id: pending.id, fingerprint: FP, reason: 'Billing API down.', evidence: 'Did it.' }),
+        )
+      ).code,
+    ).toBe('PROPOSAL_STATE_CONFLICT');
+    expect(
+      (
+        await refusal(
+          recordManualExecution(t.deps, WORKER2, { id: executing.id, fingerprint: FP, reason: 'Billing API down.', evidence: 'Did it.' }),
+        )
+      ).code,
+    ).toBe('PROPOSAL_STATE_CONFLICT');
     expect((await t.row(pending.id)).state).toBe('PENDING');
     expect((await t.row(executing.id)).state).toBe('EXECUTING');
   });
@@ -1082,7 +1169,7 @@ describe('every manual intervention is an event with its actor and its reason or
     ],
     [
       'a manual execution',
-      (p) => recordManualExecution(t.deps, WORKER, { id: p.id, fingerprint: FP, evidence: 'Ticket OPS-7.' }),
+      (p) => recordManualExecution(t.deps, WORKER, { id: p.id, fingerprint: FP, reason: 'Billing API down.', evidence: 'Ticket OPS-7.' }),
       'MANUAL_EXECUTION_RECORDED',
       WORKER.name,
       { evidence: 'Ticket OPS-7.' },

@@ -58,7 +58,13 @@ const OPERATIONS: ProposalOperation[] = [
 ];
 
 /** Facts under which every guarded transition takes its most permissive branch: they cannot unlock a refused cell. */
-const FAVOURABLE: TransitionFacts = { approvalsAfter: 1, approvalsRequired: 1, approvalValid: true, fingerprintMatches: true };
+const FAVOURABLE: TransitionFacts = {
+  approvalsAfter: 1,
+  approvalsRequired: 1,
+  approvalValid: true,
+  fingerprintMatches: true,
+  wasApproved: true,
+};
 
 /**
  * The expected machine, written from SPEC §3 and issue 6 (not from TRANSITIONS). Guarded cells show
@@ -97,8 +103,9 @@ const EXPECTED: Record<ProposalState, Partial<Record<ProposalOperation, Proposal
   REJECTED: {},
   CHANGES_REQUESTED: {},
   CANCELLED: {},
-  EXPIRED: {},
-  STALE: {},
+  // A record of what an approved revision had done by hand anyway: never "not executed" (issue 17, item 1).
+  EXPIRED: { RECORD_MANUAL_EXECUTION: 'OUTCOME_UNKNOWN' },
+  STALE: { RECORD_MANUAL_EXECUTION: 'OUTCOME_UNKNOWN' },
   EXECUTED: {},
   FAILED: {},
 };
@@ -137,7 +144,8 @@ describe('transition: every state × every operation', () => {
 
 describe('final states accept nothing', () => {
   it.each(FINAL)('%s refuses every operation, saying it is final', (state) => {
-    for (const operation of OPERATIONS) {
+    // EXPIRED and STALE still take a record of what was done by hand (below): no workflow step.
+    for (const operation of OPERATIONS.filter((operation) => EXPECTED[state][operation] === undefined)) {
       const error = refusal(() => transition(state, operation, FAVOURABLE));
       expect(error.code).toBe('PROPOSAL_STATE_CONFLICT');
       expect(error.message).toMatch(/final/);
@@ -202,11 +210,12 @@ describe('outcomes that depend on approval validity and the fingerprint', () => 
     },
   );
 
+  // What was done by hand is never recorded as "not executed": failed checks → OUTCOME_UNKNOWN, for a reconciler.
   const manual: [boolean, boolean, ProposalState][] = [
     [true, true, 'EXECUTED'],
-    [false, true, 'EXPIRED'],
-    [true, false, 'STALE'],
-    [false, false, 'STALE'],
+    [false, true, 'OUTCOME_UNKNOWN'],
+    [true, false, 'OUTCOME_UNKNOWN'],
+    [false, false, 'OUTCOME_UNKNOWN'],
   ];
   it.each(manual)(
     'APPROVED + RECORD_MANUAL_EXECUTION with approval valid %s, fingerprint matching %s → %s',
@@ -215,10 +224,21 @@ describe('outcomes that depend on approval validity and the fingerprint', () => 
     },
   );
 
+  it('APPROVED + RECORD_MANUAL_EXECUTION fails closed to OUTCOME_UNKNOWN: EXECUTED only with both checks established', () => {
+    expect(transition('APPROVED', 'RECORD_MANUAL_EXECUTION')).toBe('OUTCOME_UNKNOWN');
+    expect(transition('APPROVED', 'RECORD_MANUAL_EXECUTION', { approvalValid: true })).toBe('OUTCOME_UNKNOWN');
+    expect(transition('APPROVED', 'RECORD_MANUAL_EXECUTION', { fingerprintMatches: true })).toBe('OUTCOME_UNKNOWN');
+  });
+
+  it.each(['EXPIRED', 'STALE'] as const)('%s + RECORD_MANUAL_EXECUTION → OUTCOME_UNKNOWN only for a revision once approved', (state) => {
+    expect(transition(state, 'RECORD_MANUAL_EXECUTION', { wasApproved: true })).toBe('OUTCOME_UNKNOWN');
+    expect(refusal(() => transition(state, 'RECORD_MANUAL_EXECUTION', { wasApproved: false })).code).toBe('PROPOSAL_STATE_CONFLICT');
+    expect(refusal(() => transition(state, 'RECORD_MANUAL_EXECUTION')).message).toContain('never approved');
+  });
+
   const guarded: [ProposalState, ProposalOperation][] = [
     ['EXECUTING', 'FAIL_BEFORE_SEND'],
     ['OUTCOME_UNKNOWN', 'RECONCILE_NOT_EXECUTED'],
-    ['APPROVED', 'RECORD_MANUAL_EXECUTION'],
   ];
   it.each(guarded)(
     '%s + %s fails closed: an unverified fingerprint is a mismatch, an unverified approval is not valid',

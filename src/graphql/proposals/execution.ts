@@ -3,6 +3,7 @@
 import type { ExecutionAttempt, Proposal } from '../../db/client.js';
 import {
   claimExecution,
+  claimManualExecution,
   type ExecutionOutcome,
   recordManualExecution,
   reportExecutionResult,
@@ -107,6 +108,47 @@ builder.mutationFields((t) => ({
     },
     resolve: audited(async (_root, { input }, context) => ({ claim: await claimExecution(deps(context), context.actor, input) })),
   }),
+  claimManualExecution: t.field({
+    type: builder
+      .objectRef<{ claim: { proposal: Proposal; token: string; operationId: string } }>('ClaimManualExecutionPayload')
+      .implement({
+        description:
+          'The proposal now reserved for you to carry out by hand, under an execution lease (its EXECUTION_CLAIMED event says manual, with your reason).',
+        fields: (f) => ({
+          proposal: f.field({ type: ProposalRef, description: 'The proposal (EXECUTING).', resolve: (p) => p.claim.proposal }),
+          lease: f.field({
+            type: IssuedProposalLease,
+            description: 'The execution lease, with its one-time token.',
+            resolve: (p) => p.claim,
+          }),
+          operationId: f.string({
+            description: 'The same operation id as automation would use: quote it in the remote system if it takes one.',
+            resolve: (p) => p.claim.operationId,
+          }),
+        }),
+      }),
+    authScopes: requires('Mutation', 'claimManualExecution', 'executeProposal'),
+    description:
+      'Reserves an APPROVED proposal to carry it out by hand (an integration is down): the same checks as claimExecution (approval still valid, never your own, not one you approved when the policy says so), the same operation id, and automation finds nothing to claim while you hold it. Then startExecutionAttempt with the fingerprint you read, and reportExecutionResult.',
+    errors: refusals('ClaimManualExecution'),
+    args: {
+      input: t.arg({
+        required: true,
+        description: 'Which proposal, and why by hand.',
+        type: builder.inputType('ClaimManualExecutionInput', {
+          description: 'The proposal to reserve for a manual execution.',
+          fields: (f) => ({
+            id: f.globalID({ required: true, description: 'The proposal’s global id.' }),
+            reason: f.string({ required: true, description: 'Why by hand (1–1000 characters), kept in EXECUTION_CLAIMED.' }),
+            leaseSeconds: f.int({ defaultValue: 300, description: '30–3600 seconds; renew it for longer work.' }),
+          }),
+        }),
+      }),
+    },
+    resolve: audited(async (_root, { input }, context) => ({
+      claim: await claimManualExecution(deps(context), context.actor, { ...input, id: proposalIdOf(input.id) }),
+    })),
+  }),
   startExecutionAttempt: t.field({
     type: builder.objectRef<{ proposal: Proposal; attempt: ExecutionAttempt | null }>('StartExecutionAttemptPayload').implement({
       description: 'Whether to proceed: `proceed: false` means the proposal went STALE or EXPIRED and nothing may run.',
@@ -164,7 +206,7 @@ builder.mutationFields((t) => ({
     type: ProposalPayload('RecordManualExecution', 'The proposal after the record.'),
     authScopes: requires('Mutation', 'recordManualExecution', 'executeProposal'),
     description:
-      'Records that an approved proposal was carried out by hand: the same checks (validity, fingerprint, separation of duties).',
+      'Records that an approved proposal was already carried out by hand: the same checks (validity, fingerprint, separation of duties). When they hold → EXECUTED; when they no longer do (or the approved revision already went EXPIRED or STALE) → OUTCOME_UNKNOWN for a reconciler, never “not executed”. To prevent parallel execution, reserve it first with claimManualExecution.',
     errors: refusals('RecordManualExecution'),
     args: {
       input: t.arg({
@@ -175,6 +217,10 @@ builder.mutationFields((t) => ({
           fields: (f) => ({
             id: f.globalID({ required: true, description: 'The proposal’s global id.' }),
             fingerprint: f.string({ required: true, description: 'The target’s fingerprint, read just before doing it.' }),
+            reason: f.string({
+              required: true,
+              description: 'Why it was done by hand (e.g. the integration was down), 1–1000 characters; kept apart from the evidence.',
+            }),
             evidence: f.string({ required: true, description: 'What was done and where to check (1–2000 characters).' }),
           }),
         }),

@@ -1,7 +1,7 @@
 // Action proposals, execution: exactly once under an execution lease. Owns the claim (one winner), the
 // fingerprint check right before an attempt, the reported outcome, a manual execution, and the target
 // state reports that make proposals STALE before they run.
-import type { ExecutionAttempt, Proposal } from '../../db/client.js';
+import type { ExecutionAttempt, Proposal, WriteTx } from '../../db/client.js';
 import { appendEvent } from '../../db/event-store.js';
 import type { Role } from '../../domain/access.js';
 import { DomainError } from '../../domain/errors.js';
@@ -84,6 +84,70 @@ export async function claimExecution(
     });
     return { proposal, token, operationId: proposal.operationId as string };
   });
+}
+
+/**
+ * An executor reserves the APPROVED proposal `id` to carry it out by hand (an integration is down): the
+ * same checks as claimExecution (approval valid, never its own, not one it approved when the policy
+ * says so), the same operation id, under an execution lease (EXECUTION_CLAIMED says manual), so automation's
+ * claimExecution finds nothing to claim meanwhile. Then startExecutionAttempt (the fingerprint, right
+ * before doing it) and reportExecutionResult, as for automation. Who and why are in EXECUTION_CLAIMED.
+ */
+export async function claimManualExecution(
+  deps: ProposalDeps,
+  actor: Actor,
+  input: { id: number; reason: string; leaseSeconds?: number | null },
+): Promise<ExecutionClaim> {
+  const reason = validateText(input.reason, 'reason', LIMITS.reason);
+  const leaseSeconds = validateLeaseSeconds(input.leaseSeconds ?? LIMITS.defaultLeaseSeconds);
+  const token = issueLeaseToken();
+  return deps.db.write(async (tx, sql) => {
+    const now = deps.clock.now();
+    const current = await loadForUpdate(tx, input.id);
+    if (current.state !== 'APPROVED') {
+      const held = current.state === 'EXECUTING' ? ` (under ${current.claimedBy}'s execution lease)` : '';
+      throw new DomainError(
+        'PROPOSAL_STATE_CONFLICT',
+        `Proposal ${current.id} is ${current.state}${held}: only an APPROVED proposal may be claimed for execution.`,
+        'id',
+      );
+    }
+    await checkSeparation(deps, tx, current, actor);
+    if (!approvalStillValid(current, now)) {
+      throw new DomainError(
+        'PROPOSAL_STATE_CONFLICT',
+        `Proposal ${current.id}'s approval is no longer valid (${current.deadline && current.deadline <= now ? 'deadline' : 'validity'} passed): it needs a new revision and a new approval.`,
+        'id',
+      );
+    }
+    const proposal = await move(tx, current, transition(current.state, 'CLAIM_EXECUTION'), {
+      leaseKind: 'EXECUTION',
+      leaseTokenHash: hashLeaseToken(token),
+      claimedBy: actor.name,
+      claimedAt: now,
+      leaseExpiresAt: leaseExpiry(now, leaseSeconds),
+      leaseNumber: current.leaseNumber + 1,
+      leaseExpiryRecorded: false,
+    });
+    await proposalEvent(sql, proposal, 'EXECUTION_CLAIMED', actor.name, now, {
+      from: current.state,
+      executor: actor.name,
+      operationId: proposal.operationId,
+      leaseSeconds,
+      manual: true,
+      reason,
+    });
+    return { proposal, token, operationId: proposal.operationId as string };
+  });
+}
+
+/** Separation of duties for an execution chosen by id: never one's own proposal, nor one approved when the policy says so. */
+async function checkSeparation(deps: ProposalDeps, tx: WriteTx, current: Proposal, actor: Actor): Promise<void> {
+  if (current.proposedBy === actor.name) throw new DomainError('SELF_APPROVAL', 'You proposed this; someone else must execute it.', 'id');
+  if (policyOf(deps, current.riskLevel).executorMustDifferFromApprovers) {
+    const approved = await tx.proposalApproval.findFirst({ where: { proposalId: current.id, approver: actor.name, voidedAt: null } });
+    if (approved) throw new DomainError('EXECUTOR_IS_APPROVER', 'You approved this; the policy requires another executor.', 'id');
+  }
 }
 
 /**
@@ -193,50 +257,80 @@ export async function reportExecutionResult(
             : to === 'APPROVED'
               ? 'EXECUTION_RETURNED'
               : 'PROPOSAL_EXPIRED';
+    // The answer and the remote's id go into the immutable history too, not only onto the updatable attempt row.
     await proposalEvent(sql, proposal, type, actor.name, now, {
       from: held.state,
       attempt: attempt?.number ?? null,
       outcome: input.outcome,
       operationId: held.operationId,
+      correlationId: correlationId ?? attempt?.correlationId ?? null,
+      response,
     });
     return proposal;
   });
 }
 
-/** An executor records an action carried out by hand: the same checks as an automated execution. */
+/**
+ * An executor records an action already carried out by hand, with why (`reason`) and what was done
+ * (`evidence`), kept apart. The same checks as an automated execution; when they hold → EXECUTED. When
+ * they no longer do (fingerprint changed, approval expired, or the approved revision already EXPIRED or
+ * STALE), what happened is never recorded as "not executed": → OUTCOME_UNKNOWN, for a reconciler.
+ */
 export async function recordManualExecution(
   deps: ProposalDeps,
   actor: Actor,
-  input: { id: number; fingerprint: string; evidence: string },
+  input: { id: number; fingerprint: string; evidence: string; reason: string },
 ): Promise<Proposal> {
   const fingerprint = validateText(input.fingerprint, 'fingerprint', PROPOSAL_LIMITS.fingerprint);
   const evidence = validateText(input.evidence, 'evidence', PROPOSAL_LIMITS.evidence);
+  const reason = validateText(input.reason, 'reason', LIMITS.reason);
   return deps.db.write(async (tx, sql) => {
     const now = deps.clock.now();
     const current = await loadForUpdate(tx, input.id);
-    if (current.proposedBy === actor.name) throw new DomainError('SELF_APPROVAL', 'You proposed this; someone else must execute it.', 'id');
-    if (policyOf(deps, current.riskLevel).executorMustDifferFromApprovers) {
-      const approved = await tx.proposalApproval.findFirst({ where: { proposalId: current.id, approver: actor.name, voidedAt: null } });
-      if (approved) throw new DomainError('EXECUTOR_IS_APPROVER', 'You approved this; the policy requires another executor.', 'id');
-    }
+    await checkSeparation(deps, tx, current, actor);
+    const approvalValid = current.state === 'APPROVED' && approvalStillValid(current, now);
+    const fingerprintMatches = fingerprint === current.fingerprint;
     const to = transition(current.state, 'RECORD_MANUAL_EXECUTION', {
-      approvalValid: approvalStillValid(current, now),
-      fingerprintMatches: fingerprint === current.fingerprint,
+      approvalValid,
+      fingerprintMatches,
+      wasApproved: current.operationId !== null,
     });
-    const proposal = await move(tx, current, to, { ...NO_LEASE, stateReason: evidence });
-    if (to !== 'EXECUTED') await voidApprovals(tx, current.id, now, to);
-    await proposalEvent(
-      sql,
-      proposal,
-      to === 'EXECUTED' ? 'MANUAL_EXECUTION_RECORDED' : to === 'STALE' ? 'PROPOSAL_STALE' : 'PROPOSAL_EXPIRED',
-      actor.name,
-      now,
-      {
+    if (to === 'EXECUTED') {
+      const proposal = await move(tx, current, to, { ...NO_LEASE, stateReason: evidence });
+      await proposalEvent(sql, proposal, 'MANUAL_EXECUTION_RECORDED', actor.name, now, {
         from: current.state,
+        reason,
         evidence,
         reportedFingerprint: fingerprint,
-      },
-    );
+        operationId: current.operationId,
+      });
+      return proposal;
+    }
+    const why =
+      current.state !== 'APPROVED' ? `ALREADY_${current.state}` : !fingerprintMatches ? 'FINGERPRINT_CHANGED' : 'APPROVAL_EXPIRED';
+    const explained = {
+      ALREADY_EXPIRED: 'this revision had already EXPIRED',
+      ALREADY_STALE: 'this revision had already gone STALE',
+      FINGERPRINT_CHANGED: `the fingerprint presented (${fingerprint.slice(0, 60)}) is not the approved ${current.fingerprint.slice(0, 60)}`,
+      APPROVAL_EXPIRED: 'the approval was no longer valid',
+    }[why];
+    // From EXPIRED or STALE the approvals are void already: the approval's time ends now, so a reconciler's
+    // "not executed" can never bring it back to APPROVED.
+    const proposal = await move(tx, current, to, {
+      ...NO_LEASE,
+      stateReason: `Recorded as done by hand by ${actor.name}, but ${explained}: a reconciler must check whether it took effect.`,
+      ...(current.state === 'APPROVED' ? {} : { approvalExpiresAt: now }),
+    });
+    await proposalEvent(sql, proposal, 'EXECUTION_OUTCOME_UNKNOWN', actor.name, now, {
+      from: current.state,
+      manual: true,
+      why,
+      executor: actor.name,
+      reason,
+      evidence,
+      reportedFingerprint: fingerprint,
+      operationId: current.operationId,
+    });
     return proposal;
   });
 }

@@ -3,6 +3,7 @@
 // `transition`) and the data, then writes the change and its events together. Import from here.
 export {
   claimExecution,
+  claimManualExecution,
   type ExecutionClaim,
   type ExecutionOutcome,
   recordManualExecution,

@@ -25,7 +25,8 @@ import {
 async function executorsOf(tx: WriteTx, proposal: Proposal): Promise<Set<string>> {
   const [claims, attempts] = await Promise.all([
     tx.event.findMany({
-      where: { proposalId: proposal.id, type: { in: ['EXECUTION_CLAIMED', 'MANUAL_EXECUTION_RECORDED'] } },
+      // EXECUTION_OUTCOME_UNKNOWN: also a manual record whose checks no longer held (or the system's lapse).
+      where: { proposalId: proposal.id, type: { in: ['EXECUTION_CLAIMED', 'MANUAL_EXECUTION_RECORDED', 'EXECUTION_OUTCOME_UNKNOWN'] } },
       select: { actor: true },
     }),
     tx.executionAttempt.findMany({ where: { proposalId: proposal.id }, select: { executor: true } }),
