@@ -13,6 +13,30 @@ export interface LoopDelay {
   /** From the histogram: the bounds (ms) of the bucket holding the 99th percentile. */
   bucket?: [number, number];
   source: typeof LOOP_HISTOGRAM | typeof LOOP_FALLBACK | 'none';
+  /** Garbage-collection pauses over the phase (all kinds), from `nodejs_gc_duration_seconds`; absent when the server has no such histogram. */
+  gc?: GcPauses;
+}
+
+export const GC_HISTOGRAM = 'nodejs_gc_duration_seconds';
+
+export interface GcPauses {
+  count: number;
+  /** Pauses of 10 ms or more: each stalls the event loop past a few ms on its own. */
+  over10ms: number;
+  /** ms in all. */
+  totalMs: number;
+}
+
+/** The GC histogram's totals over every kind: pauses, those over 10 ms, seconds; null when absent. */
+function gcTotals(text: string): { count: number; upTo10ms: number; seconds: number } | null {
+  const sum = (pattern: RegExp) => [...text.matchAll(pattern)].reduce((total, match) => total + Number(match[1]), 0);
+  const count = sum(new RegExp(`^${GC_HISTOGRAM}_count\\{[^}]*\\} (\\S+)`, 'gm'));
+  if (!new RegExp(`^${GC_HISTOGRAM}_count`, 'm').test(text)) return null;
+  return {
+    count,
+    upTo10ms: sum(new RegExp(`^${GC_HISTOGRAM}_bucket\\{le="0\\.01"[^}]*\\} (\\S+)`, 'gm')),
+    seconds: sum(new RegExp(`^${GC_HISTOGRAM}_sum\\{[^}]*\\} (\\S+)`, 'gm')),
+  };
 }
 
 /** Cumulative bucket counts by upper bound (seconds; +Inf last), or null when the histogram is absent. */
@@ -29,6 +53,7 @@ function buckets(text: string): Map<number, number> | null {
 /** A phase's event-loop delay: call `start()` before it and `stop()` after. */
 export class LoopDelayProbe {
   private before: Map<number, number> | null = null;
+  private gcBefore: ReturnType<typeof gcTotals> = null;
 
   constructor(
     private readonly port: number,
@@ -36,17 +61,28 @@ export class LoopDelayProbe {
   ) {}
 
   async start(): Promise<void> {
-    this.before = buckets(await scrapeMetrics(this.port, this.key));
+    const text = await scrapeMetrics(this.port, this.key);
+    this.before = buckets(text);
+    this.gcBefore = gcTotals(text);
   }
 
   async stop(): Promise<LoopDelay> {
     const text = await scrapeMetrics(this.port, this.key);
     const after = buckets(text);
+    const gcAfter = gcTotals(text);
+    const gc =
+      gcAfter && this.gcBefore
+        ? {
+            count: gcAfter.count - this.gcBefore.count,
+            over10ms: gcAfter.count - gcAfter.upTo10ms - (this.gcBefore.count - this.gcBefore.upTo10ms),
+            totalMs: (gcAfter.seconds - this.gcBefore.seconds) * 1000,
+          }
+        : undefined;
     if (after && this.before) {
       const bounds = [...after.keys()].sort((a, b) => a - b);
       const delta = bounds.map((bound) => (after.get(bound) ?? 0) - (this.before?.get(bound) ?? 0));
       const total = delta.at(-1) ?? 0;
-      if (total === 0) return { p99: 0, bucket: [0, (bounds[0] ?? 0) * 1000], source: LOOP_HISTOGRAM };
+      if (total === 0) return { p99: 0, bucket: [0, (bounds[0] ?? 0) * 1000], source: LOOP_HISTOGRAM, gc };
       const rank = 0.99 * total;
       const index = delta.findIndex((count) => count >= rank);
       const lower = index === 0 ? 0 : (bounds[index - 1] ?? 0);
@@ -55,10 +91,10 @@ export class LoopDelayProbe {
       const inBucket = (delta[index] ?? 0) - below;
       // Past the last finite bound there is nothing to interpolate towards: the bound is what is known.
       const p99 = upper === Number.POSITIVE_INFINITY ? lower : lower + ((upper - lower) * (rank - below)) / Math.max(1, inBucket);
-      return { p99: p99 * 1000, bucket: [lower * 1000, upper * 1000], source: LOOP_HISTOGRAM };
+      return { p99: p99 * 1000, bucket: [lower * 1000, upper * 1000], source: LOOP_HISTOGRAM, gc };
     }
     const gauge = new RegExp(`^${LOOP_FALLBACK} (\\S+)`, 'm').exec(text);
-    if (gauge) return { p99: Number(gauge[1]) * 1000, source: LOOP_FALLBACK };
-    return { p99: Number.NaN, source: 'none' };
+    if (gauge) return { p99: Number(gauge[1]) * 1000, source: LOOP_FALLBACK, gc };
+    return { p99: Number.NaN, source: 'none', gc };
   }
 }

@@ -1,6 +1,7 @@
 // The "Live at scale" section: every figure of bench/live-scale.ts next to its target (issue 14), met or not.
 
 import { type BackendFigures, FANOUT_RATE, HELD_LEASES, type LiveScaleReport } from './live-scale.js';
+import { describeCpu } from './live-scale-cpu.js';
 import { LOOP_FALLBACK, LOOP_HISTOGRAM, type LoopDelay } from './live-scale-loop.js';
 import type { Machine } from './machine.js';
 
@@ -31,7 +32,7 @@ const loopLine = (phase: string, loop: LoopDelay): Line => ({
   value:
     loop.source === 'none'
       ? 'not exposed'
-      : `${fixed(loop.p99)} ms${loop.bucket ? ` (bucket ${fixed(loop.bucket[0], 1)}–${fixed(loop.bucket[1], 1)} ms)` : ''}`,
+      : `${fixed(loop.p99)} ms${loop.bucket ? ` (bucket ${fixed(loop.bucket[0], 1)}–${fixed(loop.bucket[1], 1)} ms)` : ''}${loop.gc ? `; GC ${int(loop.gc.count)} pauses, ${fixed(loop.gc.totalMs, 0)} ms in all, ${int(loop.gc.over10ms)} of them ≥ 10 ms` : ''}`,
   target: `< ${TARGETS.loopP99Ms} ms`,
   // From the histogram, met when the bucket holding the 99th percentile ends at or below the target (20 ms is a bound).
   ok: loop.source === 'none' ? null : loop.bucket ? loop.bucket[1] <= TARGETS.loopP99Ms : loop.p99 < TARGETS.loopP99Ms,
@@ -117,6 +118,12 @@ function lines(figures: BackendFigures, subscribers: number): Line[] {
           ok: bulk.tally.duplicates === 0,
         },
     {
+      figure: 'bulk: where the CPU went meanwhile (cores); server CPU per delivery until everyone had everything (reviews included)',
+      value: `${describeCpu(bulk.cpu)}; ${fixed(bulk.cpuPerDeliveryUs)} µs`,
+      target: 'measured',
+      ok: null,
+    },
+    {
       figure: "bulk: events (the review loop's) still on their way to the slowest subscriber when it stopped",
       value: `${int(bulk.backlogEvents)}: ${Number.isFinite(bulk.backlogSeconds) ? `everyone had them ${fixed(bulk.backlogSeconds)} s later` : 'not everyone had them within the time allowed'}`,
       target: 'measured',
@@ -143,6 +150,12 @@ function lines(figures: BackendFigures, subscribers: number): Line[] {
         value: `${fixed(imported.cyclesPerSecond)} ÷ ${fixed(figures.withoutRate)} = ${fixed(imported.cyclesRatio, 3)}`,
         target: `≥ ${TARGETS.bulkCyclesRatio}`,
         ok: imported.cyclesRatio >= TARGETS.bulkCyclesRatio,
+      },
+      {
+        figure: "import: where the CPU went meanwhile (cores; the rest is mostly the import's process)",
+        value: describeCpu(imported.cpu),
+        target: 'measured',
+        ok: null,
       },
       {
         figure: 'import: subscribers cut off / events received twice or out of order (of what had arrived)',

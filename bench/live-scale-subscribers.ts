@@ -36,6 +36,10 @@ class Worker {
   kill(): void {
     if (this.child.exitCode === null) this.child.kill('SIGKILL');
   }
+
+  get pid(): number {
+    return this.child.pid ?? Number.NaN;
+  }
 }
 
 export interface Tally {
@@ -88,6 +92,11 @@ export class SubscriberGroup {
       throw error;
     }
     return group;
+  }
+
+  /** The subscriber processes' ids (for their CPU time in /proc). */
+  pids(): number[] {
+    return this.workers.map((worker) => worker.pid);
   }
 
   async statuses(): Promise<ScaleWorkerStatus[]> {

@@ -12,6 +12,7 @@ import { EventsSubscription } from '../web/dashboard/documents.js';
 import { processCpuMs } from './fanout.js';
 import { gqlBody, graphqlClient } from './http.js';
 import { type BenchKey, keysNamed, makeKeys, principals } from './keys.js';
+import { CpuProbe, type CpuShares } from './live-scale-cpu.js';
 import { DashboardPage, type DashboardTally, describeClose } from './live-scale-dashboard.js';
 import { runImport, writeImportFile } from './live-scale-import.js';
 import { LOOP_FALLBACK, type LoopDelay, LoopDelayProbe } from './live-scale-loop.js';
@@ -85,6 +86,10 @@ export interface BulkFigures {
   cyclesRatio: number;
   tally: Tally;
   loop: LoopDelay;
+  /** Where the machine's CPU went over the window. */
+  cpu: CpuShares;
+  /** The server's CPU from the bulk's start until the slowest subscriber had the window's last event, per delivery (review requests included). */
+  cpuPerDeliveryUs: number;
   /** Events (mostly the review loop's) not yet at the slowest subscriber when the loop stopped. */
   backlogEvents: number;
   /** How long they took to reach every subscriber after that (s); NaN when not within the time allowed. */
@@ -104,6 +109,8 @@ export interface ImportFigures {
   cyclesRatio: number;
   tally: Tally;
   loop: LoopDelay;
+  /** Where the machine's CPU went while the import ran. */
+  cpu: CpuShares;
 }
 
 export interface BackendFigures {
@@ -402,6 +409,9 @@ async function measureBackend(
     start = await settle(store, group, 60_000);
     await group.mark(start);
     await loop.start();
+    const bulkCpu = new CpuProbe(server.pid, group.pids());
+    bulkCpu.start();
+    const bulkServerCpuBefore = processCpuMs(server.pid);
     let stopCycles = false;
     const bulkStarted = performance.now();
     const statsBefore = stats.updates();
@@ -425,6 +435,7 @@ async function measureBackend(
     const statsUpdates = stats.updates() - statsBefore;
     stopCycles = true;
     const cycles = await cycling;
+    const bulkCpuShares = bulkCpu.stop();
     const bulkLoop = await loop.stop();
     // Not there in time: what arrived so far is tallied (the rest counts as missing), rather than waiting on.
     // There in time: the review loop's events written meanwhile may still be on their way (a reviewer at full
@@ -447,6 +458,7 @@ async function measureBackend(
         end = backlogEnd;
       }
     } else end = backlogEnd;
+    const bulkServerCpuMs = processCpuMs(server.pid) - bulkServerCpuBefore;
     const bulkTally = await group.tally(await store.count(`SELECT count(*) FROM "Event" WHERE "id" > ${start} AND "id" <= ${end}`));
     await stats.close();
     const bulk: BulkFigures = {
@@ -460,6 +472,8 @@ async function measureBackend(
       loop: bulkLoop,
       backlogEvents,
       backlogSeconds,
+      cpu: bulkCpuShares,
+      cpuPerDeliveryUs: (bulkServerCpuMs * 1000) / Math.max(1, bulkTally.delivered),
     };
     log(
       `    added in ${addSeconds.toFixed(1)} s; last subscriber had the last event after ${lastSubscriberSeconds.toFixed(1)} s; ${bulk.statsUpdatesPerSecond.toFixed(1)} queueStats updates/s; ${bulk.cyclesPerSecond.toFixed(1)} cycles/s meanwhile; ${int(bulkTally.delivered)} deliveries (${bulkTally.missing} missing, ${bulkTally.duplicates} duplicate)`,
@@ -482,6 +496,8 @@ async function measureBackend(
       start = Number.isFinite(bulk.backlogSeconds) ? await settle(store, group, 60_000) : await store.history.latestSequence();
       await group.mark(start);
       await loop.start();
+      const importCpu = new CpuProbe(server.pid, group.pids());
+      importCpu.start();
       let stopImportCycles = false;
       const importStatsBefore = importStats.updates();
       const importCycling = cycleUntil(server.port, reviewer, claimedIds, errors, () => stopImportCycles);
@@ -489,6 +505,7 @@ async function measureBackend(
       const importStatsUpdates = importStats.updates() - importStatsBefore;
       stopImportCycles = true;
       const importCycles = await importCycling;
+      const importCpuShares = importCpu.stop();
       const importLoop = await loop.stop();
       rmSync(file, { force: true });
       const reached = await group.lowestHighest();
@@ -510,6 +527,7 @@ async function measureBackend(
         cyclesRatio: importCycles / run.seconds / withoutRate,
         tally: importTally,
         loop: importLoop,
+        cpu: importCpuShares,
       };
       const errorCount =
         importTally.errors.connection + importTally.errors.graphql + importTally.errors.completed + importTally.errors.malformed;

@@ -55,7 +55,9 @@ export interface RunningServer {
 
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
   const port = await freePort();
-  const child: ChildProcess = spawn(process.execPath, [...(options.nodeFlags ?? []), 'dist/main.js'], {
+  // LEASEHOLD_BENCH_SERVER_FLAGS: node flags for every server the bench starts, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" to see where a phase's time goes.
+  const extraFlags = (process.env.LEASEHOLD_BENCH_SERVER_FLAGS ?? '').split(/\s+/).filter((flag) => flag !== '');
+  const child: ChildProcess = spawn(process.execPath, [...(options.nodeFlags ?? []), ...extraFlags, 'dist/main.js'], {
     cwd: ROOT,
     env: {
       ...process.env,

@@ -12,6 +12,9 @@ import type { Live } from './events/live.js';
 import { subscriptionWork } from './graphql/shared-subscriptions.js';
 import { PENDING_AGE_BUCKETS, proposalCounts } from './services/proposal-stats.js';
 
+/** Seconds: `nodejs_gc_duration_seconds`' buckets (prom-client's default starts at 1, 10, 100 ms). */
+export const GC_PAUSE_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.02, 0.05, 0.1, 0.5, 1];
+
 const STATUSES = ['PENDING', 'ACCEPTED', 'CORRECTED', 'REJECTED'] as const;
 const DECISIONS = ['ACCEPTED', 'CORRECTED', 'REJECTED'] as const;
 /** Human review takes seconds to an hour: 1 s … 1 h. */
@@ -155,7 +158,8 @@ export class Metrics {
     });
     for (const decision of DECISIONS) this.decisions.inc({ decision }, 0);
     for (const decision of PROPOSAL_DECISIONS.values()) this.proposalDecisions.inc({ decision }, 0);
-    collectDefaultMetrics({ register: this.registry });
+    // GC pauses in buckets fine enough to tell a pause that stalls the loop (≥ 10 ms) from the usual few ms.
+    collectDefaultMetrics({ register: this.registry, gcDurationBuckets: GC_PAUSE_BUCKETS });
     // Samples since start in buckets: a blocked loop is visible over any window (see event-loop-delay.ts).
     eventLoopDelayHistogram(registers);
   }

@@ -107,7 +107,7 @@ export class Live {
 }
 
 /** Values a latest-value stream may send in a row after a quiet spell (a change a reviewer makes shows at once). */
-export const LATEST_VALUE_BURST = 8;
+export const LATEST_VALUE_BURST = 4;
 /** Then one more value per interval at most, so a bulk intake gives a dashboard a few updates a second. */
 export const LATEST_VALUE_INTERVAL_MS = 250;
 
