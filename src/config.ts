@@ -65,7 +65,8 @@ const schema = z.object({
 });
 
 const policySchema = z.strictObject({
-  approvers: z.number().int().min(1).max(10),
+  // 0: approved at submission by this policy and reviewed after execution (LOW and MEDIUM only, below).
+  approvers: z.number().int().min(0).max(10),
   validitySeconds: z
     .number()
     .int()
@@ -73,7 +74,16 @@ const policySchema = z.strictObject({
     .max(30 * 24 * 3600),
   executorMustDifferFromApprovers: z.boolean(),
 });
-const policiesSchema = z.strictObject({ LOW: policySchema, MEDIUM: policySchema, HIGH: policySchema, CRITICAL: policySchema }).partial();
+/** HIGH and CRITICAL proposals are always approved by people before they run (domain/auto-execution.ts). */
+const ALWAYS_APPROVED = 'HIGH and CRITICAL always need at least one approver (approvers: 0, auto-execution, is for LOW and MEDIUM only)';
+const policiesSchema = z
+  .strictObject({
+    LOW: policySchema,
+    MEDIUM: policySchema,
+    HIGH: policySchema.extend({ approvers: z.number().int().min(1, ALWAYS_APPROVED).max(10) }),
+    CRITICAL: policySchema.extend({ approvers: z.number().int().min(1, ALWAYS_APPROVED).max(10) }),
+  })
+  .partial();
 
 /** APPROVAL_POLICIES: JSON overriding some risk levels' policies, e.g. {"HIGH":{"approvers":3,…}}. */
 function approvalPolicies(text: string | undefined): Policies {
@@ -112,7 +122,18 @@ function jsonSetting<T>(name: string, text: string, shape: z.ZodType<T>, expecte
 
 const actionsSchema = z.record(
   z.string().min(1, 'an action name must not be empty').max(100, 'an action name is at most 100 characters'),
-  z.strictObject({ minimumRisk: z.enum(RISK_LEVELS) }),
+  z.strictObject({
+    minimumRisk: z.enum(RISK_LEVELS).optional(),
+    approvers: z
+      .strictObject({
+        LOW: z.number().int().min(0).max(10),
+        MEDIUM: z.number().int().min(0).max(10),
+        HIGH: z.number().int().min(1, ALWAYS_APPROVED).max(10),
+        CRITICAL: z.number().int().min(1, ALWAYS_APPROVED).max(10),
+      })
+      .partial()
+      .optional(),
+  }),
 );
 const reportersSchema = z.record(
   z.string().min(1, 'a system name must not be empty').max(100, 'a system name is at most 100 characters'),
@@ -128,7 +149,12 @@ function proposalRules(actions: string | undefined, reporters: string | undefine
     actions:
       actions === undefined || actions.trim() === ''
         ? DEFAULT_PROPOSAL_RULES.actions
-        : jsonSetting('PROPOSAL_ACTIONS', actions, actionsSchema, 'an object of action → {"minimumRisk": LOW|MEDIUM|HIGH|CRITICAL}'),
+        : jsonSetting(
+            'PROPOSAL_ACTIONS',
+            actions,
+            actionsSchema,
+            'an object of action → {"minimumRisk": LOW|MEDIUM|HIGH|CRITICAL, "approvers": {risk level → 0–10}}',
+          ),
     targetStateReporters:
       reporters === undefined || reporters.trim() === ''
         ? DEFAULT_PROPOSAL_RULES.targetStateReporters

@@ -25,6 +25,10 @@
       "ClaimItemPayload",
       "UserError"
     ],
+    "ClaimManualExecutionResult": [
+      "ClaimManualExecutionPayload",
+      "UserError"
+    ],
     "ClaimProposalResult": [
       "ClaimProposalPayload",
       "UserError"
@@ -84,6 +88,10 @@
     ],
     "RetireCategoryResult": [
       "RetireCategoryPayload",
+      "UserError"
+    ],
+    "ReviewExecutedProposalResult": [
+      "ReviewExecutedProposalPayload",
       "UserError"
     ],
     "ReviewProposalResult": [
@@ -130,6 +138,10 @@
       "ClaimItemPayload",
       "UserError"
     ],
+    "ClaimManualExecutionResult": [
+      "ClaimManualExecutionPayload",
+      "UserError"
+    ],
     "ClaimProposalResult": [
       "ClaimProposalPayload",
       "UserError"
@@ -189,6 +201,10 @@
     ],
     "RetireCategoryResult": [
       "RetireCategoryPayload",
+      "UserError"
+    ],
+    "ReviewExecutedProposalResult": [
+      "ReviewExecutedProposalPayload",
       "UserError"
     ],
     "ReviewProposalResult": [

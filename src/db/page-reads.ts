@@ -1,5 +1,6 @@
 // The SQL of the paged list reads (items, events, proposals): every page walks one index in page order
 // and stops at the page, so its cost follows the page, not the table (docs/performance.md, Index reads).
+import type { AfterReviewState } from '../domain/auto-execution.js';
 import { type ClaimState, longestLeaseFrom } from '../domain/lease.js';
 import type { Dialect, EventType, ItemStatus, ProposalStateColumn, RiskLevelColumn } from './client.js';
 import type { SqlValue } from './tx-sql.js';
@@ -41,6 +42,8 @@ export interface ProposalFilter {
   createdBefore?: Date | null;
   createdAfter?: Date | null;
   deadlineBefore?: Date | null;
+  /** Only these states of the review after execution (PENDING: executed automatically, awaiting review). */
+  afterReview?: readonly AfterReviewState[] | null;
 }
 
 export interface Statement {
@@ -241,8 +244,8 @@ export function eventPageRead(filter: EventFilter, window: PageWindow, dialect: 
 
 /**
  * Proposals: a holder's are bounded by their leases (ids from (claimedBy, id)); otherwise the most
- * selective filter given drives — target record, target system, batch, proposer, states, risk
- * levels, each along its (column, id) index — and the others are checked on the way.
+ * selective filter given drives — target record, target system, batch, proposer, review after execution,
+ * states, risk levels, each along its (column, id) index — and the others are checked on the way.
  */
 export function proposalPageRead(filter: ProposalFilter, window: PageWindow, now: Date, dialect: Dialect): PageRead {
   const where = windowConditions(window, dialect);
@@ -257,6 +260,7 @@ export function proposalPageRead(filter: ProposalFilter, window: PageWindow, now
   offer('targetSystem', filter.targetSystem != null ? [filter.targetSystem] : null);
   offer('batchId', filter.batchId != null ? [filter.batchId] : null);
   offer('proposedBy', filter.proposedBy != null ? [filter.proposedBy] : null);
+  offer('afterReview', filter.afterReview);
   offer('state', filter.states);
   offer('riskLevel', filter.riskLevels);
 

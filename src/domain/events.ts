@@ -26,6 +26,8 @@ export const EVENT_TYPES = {
   PROPOSAL_CANCELLED: 'The proposer or an admin withdrew the proposal; approvals are void.',
   PROPOSAL_EXPIRED: 'The deadline or the approval’s validity passed before execution; approvals are void.',
   PROPOSAL_STALE: 'The target’s fingerprint changed; approvals are void and nothing runs.',
+  PROPOSAL_REVIEWED_AFTER:
+    'An approver reviewed a proposal a policy approved at submission (approvers: 0) after it was executed: details name the reviewer, the verdict (CONFIRMED or PROBLEM), the comment and the policy.',
   TARGET_STATE_REPORTED:
     'An executor, or a principal TARGET_STATE_REPORTERS names for the system, reported a target’s current fingerprint.',
   EXECUTION_CLAIMED: 'An executor took an approved proposal under an execution lease, with its operation id.',

@@ -3,8 +3,14 @@
 import { can, PERMISSIONS, type Permission, type Principal, type Role } from './access.js';
 import { RISK_LEVELS, type RiskLevel } from './proposal.js';
 
-/** PROPOSAL_ACTIONS: per action name, the lowest risk level a proposal of it may be submitted with. */
-export type ProposalActions = Readonly<Record<string, { minimumRisk: RiskLevel }>>;
+/**
+ * PROPOSAL_ACTIONS: per action name, the lowest risk level a proposal of it may be submitted with, and how many
+ * approvers it needs per risk level where that differs from APPROVAL_POLICIES (0: approved at submission and
+ * reviewed after execution; never for HIGH or CRITICAL, see domain/auto-execution.ts).
+ */
+export type ProposalActions = Readonly<
+  Record<string, { minimumRisk?: RiskLevel; approvers?: Readonly<Partial<Record<RiskLevel, number>>> }>
+>;
 
 /** TARGET_STATE_REPORTERS: per target system, the principals (by name) that alone may report its state. */
 export type TargetStateReporters = Readonly<Record<string, readonly string[]>>;

@@ -25,6 +25,8 @@ export type RiskLevel = (typeof RISK_LEVELS)[number];
 /** What may happen to a proposal. Each maps to an event type of the same meaning. */
 export const PROPOSAL_OPERATIONS = {
   APPROVE: 'A reviewer holding the review lease approves the exact revision it reviewed.',
+  AUTO_APPROVE:
+    'At submission, a policy with approvers: 0 for its action and risk level (LOW or MEDIUM only) approves it; it is reviewed after execution.',
   REJECT: 'A reviewer holding the review lease rejects it, with a reason.',
   REQUEST_CHANGES: 'A reviewer holding the review lease asks for a new revision, with a reason.',
   CANCEL: 'The proposer or an admin withdraws it, with a reason.',
@@ -92,6 +94,7 @@ const recordedTooLate: Outcome = (facts) => {
  */
 export const TRANSITIONS: Record<ProposalState, Partial<Record<ProposalOperation, Outcome>>> = {
   PENDING: {
+    AUTO_APPROVE: 'APPROVED',
     APPROVE: (facts) => ((facts.approvalsAfter ?? 0) >= (facts.approvalsRequired ?? 1) ? 'APPROVED' : 'PENDING'),
     REJECT: 'REJECTED',
     REQUEST_CHANGES: 'CHANGES_REQUESTED',

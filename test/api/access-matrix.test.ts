@@ -46,6 +46,7 @@ const EXPECTED: Record<string, Role[]> = {
   'Mutation.startExecutionAttempt': ['EXECUTOR'],
   'Mutation.reportExecutionResult': ['EXECUTOR'],
   'Mutation.reconcileProposal': ['RECONCILER'],
+  'Mutation.reviewExecutedProposal': ['REVIEWER'],
   'Mutation.recordManualExecution': ['EXECUTOR'],
   'Mutation.claimManualExecution': ['EXECUTOR'],
   'Subscription.proposalEvents': ALL,
@@ -136,6 +137,8 @@ function operationFor(field: string, role: Role): { query: string; variables?: R
       return { query: `mutation { startExecutionAttempt(input: { token: "${UNKNOWN_TOKEN}", fingerprint: "fp" }) { __typename } }` };
     case 'Mutation.reportExecutionResult':
       return { query: `mutation { reportExecutionResult(input: { token: "${UNKNOWN_TOKEN}", outcome: SUCCEEDED }) { __typename } }` };
+    case 'Mutation.reviewExecutedProposal':
+      return { query: `mutation { reviewExecutedProposal(input: { id: "${UNKNOWN_PROPOSAL}", verdict: CONFIRMED }) { __typename } }` };
     case 'Mutation.reconcileProposal':
       return {
         query: `mutation { reconcileProposal(input: { id: "${UNKNOWN_PROPOSAL}", executed: true, evidence: "e" }) { __typename } }`,

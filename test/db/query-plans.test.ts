@@ -60,14 +60,15 @@ function seedStatements(dialect: 'sqlite' | 'postgresql'): string[] {
      WHERE ("id" % 7 = 0 OR "id" % 11 = 0 OR "id" % 13 = 0) AND "leaseTokenHash" IS NULL`,
     `${series(PROPOSALS)}INSERT INTO "Proposal" ("batchId", "recordId", "revision", "action", "parameters", "reason", "targetSystem", "targetId",
        "currentValue", "proposedValue", "dataSource", "riskLevel", "fingerprint", "deadline", "state", "proposedBy", "createdAt",
-       "approvalsRequired", "leaseKind", "claimedBy", "claimedAt", "leaseExpiresAt", "leaseTokenHash")
+       "approvalsRequired", "leaseKind", "claimedBy", "claimedAt", "leaseExpiresAt", "leaseTokenHash", "autoApprovedBy", "afterReview")
      SELECT 'pb-' || (i % 20), 'r' || i, 1, 'setPrice', '{}', 'seeded', 'shop-' || (i % 5), 'sku-' || (i % 1000), '1', '2', 'feed',
        ${as("CASE i % 4 WHEN 0 THEN 'LOW' WHEN 1 THEN 'MEDIUM' WHEN 2 THEN 'HIGH' ELSE 'CRITICAL' END", 'RiskLevel')},
        'fp', ${time('i + 86400')},
        ${as("CASE WHEN i % 3 = 0 THEN 'PENDING' WHEN i % 3 = 1 THEN 'EXECUTED' WHEN i % 5 = 0 THEN 'APPROVED' ELSE 'REJECTED' END", 'ProposalState')},
        CASE WHEN i % 1000 = 9 THEN 'agent-rare' ELSE 'agent-' || (i % 8) END, ${time('i')}, 1,
        CASE WHEN i % 60 = 0 THEN 'REVIEW' END, CASE WHEN i % 60 = 0 THEN 'alice' END, CASE WHEN i % 60 = 0 THEN ${time('0')} END,
-       CASE WHEN i % 60 = 0 THEN ${time(`${ITEMS} + 600`)} END, CASE WHEN i % 60 = 0 THEN 'p-hash-' || i END
+       CASE WHEN i % 60 = 0 THEN ${time(`${ITEMS} + 600`)} END, CASE WHEN i % 60 = 0 THEN 'p-hash-' || i END,
+       CASE WHEN i % 1000 = 1 THEN 'APPROVAL_POLICIES.LOW' END, ${as("CASE WHEN i % 1000 = 1 THEN 'PENDING' ELSE 'NOT_NEEDED' END", 'AfterReview')}
      FROM n`,
     `${series(EVENTS)}INSERT INTO "Event" ("occurredAt", "type", "actor", "itemId", "proposalId", "details")
      SELECT ${time('i')},
@@ -151,6 +152,9 @@ function cases(): Case[] {
     ['proposals, batchId + states', { batchId: 'pb-4', states: ['PENDING'] }],
     ['proposals, states + deadlineBefore', { states: ['PENDING', 'APPROVED'], deadlineBefore: since }],
     ['proposals, proposedBy + createdAfter', { proposedBy: 'agent-3', createdAfter: since }],
+    // Executed automatically and awaiting review afterwards (issue 17, item 7): few rows, along (afterReview, id).
+    ['proposals, afterReview PENDING', { afterReview: ['PENDING'] }, false, true],
+    ['proposals, afterReview PENDING + riskLevels', { afterReview: ['PENDING'], riskLevels: ['LOW'] }, false, true],
   ];
   for (const [name, filter, primaryKey, rare] of proposals) {
     for (const { name: direction, window } of windows)

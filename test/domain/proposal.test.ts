@@ -42,6 +42,7 @@ const STATES: ProposalState[] = [
 
 const OPERATIONS: ProposalOperation[] = [
   'APPROVE',
+  'AUTO_APPROVE',
   'REJECT',
   'REQUEST_CHANGES',
   'CANCEL',
@@ -74,6 +75,8 @@ const FAVOURABLE: TransitionFacts = {
 const EXPECTED: Record<ProposalState, Partial<Record<ProposalOperation, ProposalState>>> = {
   PENDING: {
     APPROVE: 'APPROVED',
+    // A policy with approvers: 0 (LOW or MEDIUM) approves it at submission; reviewed after execution.
+    AUTO_APPROVE: 'APPROVED',
     REJECT: 'REJECTED',
     REQUEST_CHANGES: 'CHANGES_REQUESTED',
     CANCEL: 'CANCELLED',
@@ -127,7 +130,7 @@ describe('transition: every state × every operation', () => {
   const cells = STATES.flatMap((state) => OPERATIONS.map((operation) => [state, operation, EXPECTED[state][operation] ?? null] as const));
 
   it(`walks all ${STATES.length * OPERATIONS.length} cells`, () => {
-    expect(cells).toHaveLength(154);
+    expect(cells).toHaveLength(165);
   });
 
   it.each(cells)('%s + %s → %s', (state, operation, expected) => {

@@ -89,6 +89,8 @@ export type EventType =
   | 'PROPOSAL_RECONCILED'
   /** A reviewer rejected the proposal, with a reason. */
   | 'PROPOSAL_REJECTED'
+  /** An approver reviewed a proposal a policy approved at submission (approvers: 0) after it was executed: details name the reviewer, the verdict (CONFIRMED or PROBLEM), the comment and the policy. */
+  | 'PROPOSAL_REVIEWED_AFTER'
   /** The target’s fingerprint changed; approvals are void and nothing runs. */
   | 'PROPOSAL_STALE'
   /** A proposer submitted an action proposal (or a new revision of one). */

@@ -6,5 +6,6 @@ import './intake.js';
 import './review.js';
 import './execution.js';
 import './recovery.js';
+import './after-review.js';
 
 export { ProposalRef } from './types.js';

@@ -4,6 +4,13 @@ import { submitProposal } from '../../services/proposals/index.js';
 import { audited, builder, refusals, requires } from '../builder.js';
 import { deps, ProposalRef, RiskLevelEnum, TargetInput, targetRecordId } from './types.js';
 
+// Reviewer context (seed B): part of the revision, so an approval covers exactly these.
+builder.objectFields(ProposalRef, (t) => ({
+  impact: t.exposeString('impact', { nullable: true, description: 'What it changes and for whom, as the proposer put it.' }),
+  constraints: t.exposeString('constraints', { nullable: true, description: 'Limits the executor must respect.' }),
+  rule: t.exposeString('rule', { nullable: true, description: 'The rule or policy that produced it, and its explanation.' }),
+}));
+
 builder.mutationFields((t) => ({
   submitProposal: t.field({
     type: builder.objectRef<{ proposal: Proposal; created: boolean }>('SubmitProposalPayload').implement({
@@ -38,6 +45,11 @@ builder.mutationFields((t) => ({
             currentValue: f.field({ type: 'JSON', description: 'The target’s value now.' }),
             proposedValue: f.field({ type: 'JSON', description: 'The value after the action.' }),
             dataSource: f.string({ required: true, description: 'Where the data came from, 1–200 characters.' }),
+            impact: f.string({ description: 'What it changes and for whom, for the reviewer (1–2000 characters).' }),
+            constraints: f.string({ description: 'Limits the executor must respect (1–2000 characters).' }),
+            rule: f.string({
+              description: 'The rule or policy that produced it, with the explanation a reviewer needs to apply it (1–2000 characters).',
+            }),
             riskLevel: f.field({ type: RiskLevelEnum, required: true, description: 'Picks the approval policy.' }),
             fingerprint: f.string({
               required: true,

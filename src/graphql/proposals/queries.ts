@@ -9,6 +9,7 @@ import { builder, requires } from '../builder.js';
 import { resolveConnection } from '../pagination.js';
 import { AFTER_DESCRIPTION, checkAfter } from '../replay.js';
 import { EventRef } from '../types/refs.js';
+import { AfterReviewEnum } from './after-review.js';
 import { ProposalRef, ProposalStateEnum, RiskLevelEnum } from './types.js';
 
 const ProposalFilterInput = builder.inputType('ProposalFilter', {
@@ -28,6 +29,10 @@ const ProposalFilterInput = builder.inputType('ProposalFilter', {
     createdAfter: t.field({ type: 'DateTime', description: 'Submitted at or after (age).' }),
     createdBefore: t.field({ type: 'DateTime', description: 'Submitted before (age).' }),
     deadlineBefore: t.field({ type: 'DateTime', description: 'Deadline before this instant.' }),
+    afterReview: t.field({
+      type: [AfterReviewEnum],
+      description: 'Only these states of the review after execution: [PENDING] lists those executed automatically and awaiting review.',
+    }),
   }),
 });
 

@@ -11,6 +11,7 @@ export {
   reportTargetState,
   startExecutionAttempt,
 } from './execution.js';
+export { reviewExecutedProposal } from './after-review.js';
 export { type NewProposal, submitProposal } from './intake.js';
 export { nextProposalDeadline, reconcileProposal, recordProposalDeadlines } from './recovery.js';
 export {

@@ -1,12 +1,14 @@
 // Action proposals, intake: submitting a proposal or its next revision. Owns the submission's validation,
 // its idempotency on (batchId, recordId, revision) and the rule for which revision may follow which.
+import { randomUUID } from 'node:crypto';
 import type { Proposal } from '../../db/client.js';
+import { approversFor } from '../../domain/auto-execution.js';
 import { DomainError } from '../../domain/errors.js';
-import { type ProposalState, RISK_LEVELS, type RiskLevel } from '../../domain/proposal.js';
+import { approvalExpiry, DEFAULT_POLICIES, type ProposalState, RISK_LEVELS, type RiskLevel, transition } from '../../domain/proposal.js';
 import { riskBelow } from '../../domain/proposal-rules.js';
 import { LIMITS, validateText } from '../../domain/validation.js';
 import type { Actor } from '../context.js';
-import { jsonText, PROPOSAL_LIMITS, type ProposalDeps, policyOf, proposalEvent, rulesOf } from './shared.js';
+import { jsonText, move, PROPOSAL_LIMITS, type ProposalDeps, policyOf, proposalEvent, rulesOf } from './shared.js';
 
 export interface NewProposal {
   batchId: string;
@@ -20,6 +22,10 @@ export interface NewProposal {
   currentValue: unknown;
   proposedValue: unknown;
   dataSource: string;
+  /** Reviewer context (seed B): what it changes and for whom, limits the executor must respect, the rule that produced it. */
+  impact?: string | null;
+  constraints?: string | null;
+  rule?: string | null;
   riskLevel: string;
   fingerprint: string | null | undefined;
   approvalValiditySeconds?: number | null;
@@ -60,6 +66,9 @@ function validateNewProposal(input: NewProposal) {
     currentValue: jsonText(input.currentValue, 'currentValue'),
     proposedValue: jsonText(input.proposedValue, 'proposedValue'),
     dataSource: validateText(input.dataSource, 'dataSource', PROPOSAL_LIMITS.dataSource),
+    impact: input.impact == null ? null : validateText(input.impact, 'impact', PROPOSAL_LIMITS.context),
+    constraints: input.constraints == null ? null : validateText(input.constraints, 'constraints', PROPOSAL_LIMITS.context),
+    rule: input.rule == null ? null : validateText(input.rule, 'rule', PROPOSAL_LIMITS.context),
     riskLevel: input.riskLevel as RiskLevel,
     fingerprint: validateText(input.fingerprint, 'fingerprint', PROPOSAL_LIMITS.fingerprint),
     approvalValiditySeconds: validity,
@@ -76,6 +85,9 @@ const SAME_CONTENT = [
   'currentValue',
   'proposedValue',
   'dataSource',
+  'impact',
+  'constraints',
+  'rule',
   'riskLevel',
   'fingerprint',
 ] as const;
@@ -150,16 +162,40 @@ export async function submitProposal(
       const later = await tx.proposal.count({ where: { batchId: valid.batchId, recordId: valid.recordId } });
       if (later > 0) throw new DomainError('PROPOSAL_CONFLICT', 'This (batchId, recordId) already has revisions.', 'revision');
     }
-    const proposal = await tx.proposal.create({
-      data: { ...valid, previousId, proposedBy: actor.name, createdAt: now, approvalsRequired: policyOf(deps, valid.riskLevel).approvers },
+    // approvers: 0 (a policy for this action or risk level; never HIGH or CRITICAL) approves it here, to be reviewed after execution.
+    const { approvers, policy } = approversFor(deps.policies ?? DEFAULT_POLICIES, rulesOf(deps).actions, valid.action, valid.riskLevel);
+    const submitted = await tx.proposal.create({
+      data: {
+        ...valid,
+        previousId,
+        proposedBy: actor.name,
+        createdAt: now,
+        approvalsRequired: approvers,
+        autoApprovedBy: approvers === 0 ? policy : null,
+      },
     });
-    await proposalEvent(sql, proposal, 'PROPOSAL_SUBMITTED', actor.name, now, {
-      batchId: proposal.batchId,
-      recordId: proposal.recordId,
-      action: proposal.action,
-      riskLevel: proposal.riskLevel,
-      target: `${proposal.targetSystem}/${proposal.targetId}`,
+    await proposalEvent(sql, submitted, 'PROPOSAL_SUBMITTED', actor.name, now, {
+      batchId: submitted.batchId,
+      recordId: submitted.recordId,
+      action: submitted.action,
+      riskLevel: submitted.riskLevel,
+      target: `${submitted.targetSystem}/${submitted.targetId}`,
       previousId,
+    });
+    if (approvers > 0) return { proposal: submitted, created: true };
+    const proposal = await move(tx, submitted, transition(submitted.state, 'AUTO_APPROVE'), {
+      approvedAt: now,
+      approvalExpiresAt: approvalExpiry(now, policyOf(deps, valid.riskLevel), valid.approvalValiditySeconds, valid.deadline),
+      operationId: randomUUID(),
+    });
+    await proposalEvent(sql, proposal, 'PROPOSAL_APPROVED', 'system', now, {
+      from: submitted.state,
+      policy,
+      approvals: 0,
+      approvalsRequired: 0,
+      approvalExpiresAt: proposal.approvalExpiresAt?.toISOString() ?? null,
+      operationId: proposal.operationId,
+      reviewedAfterExecution: true,
     });
     return { proposal, created: true };
   });

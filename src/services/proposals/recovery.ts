@@ -72,8 +72,20 @@ export async function reconcileProposal(
       fingerprintMatches: input.fingerprint == null ? true : input.fingerprint === current.fingerprint,
     });
     const proposal = await move(tx, current, to, { ...NO_LEASE, stateReason: evidence });
-    if (to === 'STALE' || to === 'EXPIRED') await voidApprovals(tx, current.id, now, to);
+    const voided = to === 'STALE' || to === 'EXPIRED' ? await voidApprovals(tx, current.id, now, to) : 0;
     await proposalEvent(sql, proposal, 'PROPOSAL_RECONCILED', actor.name, now, { from: current.state, executed: input.executed, evidence });
+    // Ending STALE or EXPIRED is recorded as such too, for metrics and for subscribers filtering by type.
+    if (to === 'STALE') {
+      await proposalEvent(sql, proposal, 'PROPOSAL_STALE', actor.name, now, {
+        from: current.state,
+        reportedFingerprint: input.fingerprint ?? null,
+        voidedApprovals: voided,
+        via: 'RECONCILIATION',
+      });
+    } else if (to === 'EXPIRED') {
+      const why = current.deadline && current.deadline.getTime() <= now.getTime() ? 'DEADLINE' : 'APPROVAL_VALIDITY';
+      await proposalEvent(sql, proposal, 'PROPOSAL_EXPIRED', actor.name, now, { from: current.state, why, via: 'RECONCILIATION' });
+    }
     return proposal;
   });
 }

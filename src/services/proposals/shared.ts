@@ -26,6 +26,8 @@ export const PROPOSAL_LIMITS = {
   fingerprint: 200,
   jsonBytes: 16_384,
   evidence: 2_000,
+  /** impact, constraints and rule on a submission. */
+  context: 2_000,
   minValiditySeconds: 60,
   maxValiditySeconds: 30 * 24 * 3600,
   maxExecutionLeaseSeconds: 3600,
@@ -104,6 +106,8 @@ export async function move(
   to: ProposalState,
   data: Partial<Omit<Proposal, 'id'>> = {},
 ): Promise<Proposal> {
+  // A proposal a policy approved (approvers: 0) waits for its review afterwards once carried out, whichever path did it.
+  if (to === 'EXECUTED' && proposal.state !== 'EXECUTED' && proposal.autoApprovedBy !== null) data = { afterReview: 'PENDING', ...data };
   const changed = await tx.proposal.updateMany({
     where: { id: proposal.id, version: proposal.version, state: proposal.state },
     data: { ...data, state: to, version: proposal.version + 1 },
