@@ -43,6 +43,7 @@ export interface AppOptions {
         | 'persistedOperations'
         | 'webhooks'
         | 'sensitiveFields'
+        | 'proposalEscalation'
       >
     >;
   logger: Logger;
@@ -74,6 +75,7 @@ export function createApp(options: AppOptions): App {
     leaseWarningMs: (config.leaseWarningSeconds ?? 60) * 1000,
     pollIntervalMs: config.feedPollMs,
     policies: config.approvalPolicies ?? DEFAULT_POLICIES,
+    escalation: config.proposalEscalation ?? null,
   });
   if (config.subscriptionLimits) limitSubscriptions(live, config.subscriptionLimits);
   // Open WebSocket connections are read at scrape time from `webSockets`, made further down.

@@ -2,6 +2,8 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
+import { isServerName } from './domain/access.js';
+import type { EscalationPolicy } from './domain/escalation.js';
 import { EVENT_TYPES, type EventType } from './domain/events.js';
 import { parseSensitivePaths, SensitivePathError, type SensitivePaths } from './domain/masking.js';
 import { DEFAULT_POLICIES, type Policies, RISK_LEVELS } from './domain/proposal.js';
@@ -62,6 +64,7 @@ const schema = z.object({
   SUBSCRIPTIONS_PER_PRINCIPAL: z.coerce.number().int().min(1).max(1_000_000).default(500),
   WEBHOOKS: z.string().optional(),
   PROPOSAL_SENSITIVE_FIELDS: z.string().optional(),
+  PROPOSAL_ESCALATION: z.string().optional(),
 });
 
 const policySchema = z.strictObject({
@@ -160,6 +163,37 @@ function proposalRules(actions: string | undefined, reporters: string | undefine
         ? DEFAULT_PROPOSAL_RULES.targetStateReporters
         : jsonSetting('TARGET_STATE_REPORTERS', reporters, reportersSchema, 'an object of target system → [principal names]'),
   };
+}
+
+const escalationSeconds = z
+  .number()
+  .int()
+  .min(60, 'must be at least 60 seconds')
+  .max(365 * 24 * 3600, 'must be at most a year')
+  .nullable();
+const escalationSchema = z
+  .strictObject({
+    pendingAfterSeconds: escalationSeconds.default(null),
+    outcomeUnknownAfterSeconds: escalationSeconds.default(null),
+    to: z
+      .string()
+      .min(1, 'must name a role or a principal')
+      .max(100, 'must be at most 100 characters')
+      .refine((to) => to.trim() === to && !isServerName(to), "must name a role or a principal (not the server's own name)"),
+  })
+  .refine((policy) => policy.pendingAfterSeconds !== null || policy.outcomeUnknownAfterSeconds !== null, {
+    message: 'give pendingAfterSeconds, outcomeUnknownAfterSeconds or both',
+  });
+
+/** PROPOSAL_ESCALATION, e.g. {"pendingAfterSeconds":3600,"outcomeUnknownAfterSeconds":600,"to":"ADMIN"}; none when unset. */
+export function escalationConfig(text: string | undefined): EscalationPolicy | null {
+  if (text === undefined || text.trim() === '') return null;
+  return jsonSetting(
+    'PROPOSAL_ESCALATION',
+    text,
+    escalationSchema,
+    'an object {"pendingAfterSeconds": seconds, "outcomeUnknownAfterSeconds": seconds, "to": role or principal}',
+  );
 }
 
 const WEBHOOK_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
@@ -299,6 +333,8 @@ export interface Config {
   webhooks: readonly WebhookConfig[];
   /** Parts of proposals shown as "[masked]" to principals without SENSITIVE_READER (PROPOSAL_SENSITIVE_FIELDS); none by default. */
   sensitiveFields: SensitivePaths;
+  /** Automatic escalation of PENDING proposals past an age and of OUTCOME_UNKNOWN ones (PROPOSAL_ESCALATION); none by default. */
+  proposalEscalation: EscalationPolicy | null;
 }
 
 export interface ConnectionLimits {
@@ -464,5 +500,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     subscriptionLimits: { perConnection: values.SUBSCRIPTIONS_PER_CONNECTION, perPrincipal: values.SUBSCRIPTIONS_PER_PRINCIPAL },
     webhooks: webhooksConfig(values.WEBHOOKS),
     sensitiveFields: sensitiveFieldsConfig(values.PROPOSAL_SENSITIVE_FIELDS),
+    proposalEscalation: escalationConfig(values.PROPOSAL_ESCALATION),
   };
 }

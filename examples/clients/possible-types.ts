@@ -13,6 +13,10 @@
       "AddItemsPayload",
       "UserError"
     ],
+    "AssignProposalResult": [
+      "AssignProposalPayload",
+      "UserError"
+    ],
     "CancelProposalResult": [
       "CancelProposalPayload",
       "UserError"
@@ -42,6 +46,14 @@
       "UserError"
     ],
     "Error": [
+      "UserError"
+    ],
+    "EscalateProposalResult": [
+      "EscalateProposalPayload",
+      "UserError"
+    ],
+    "HoldProposalResult": [
+      "HoldProposalPayload",
       "UserError"
     ],
     "ItemLookupResult": [
@@ -84,6 +96,10 @@
     ],
     "ReportTargetStateResult": [
       "ReportTargetStatePayload",
+      "UserError"
+    ],
+    "ResumeProposalResult": [
+      "ResumeProposalPayload",
       "UserError"
     ],
     "RetireCategoryResult": [
@@ -126,6 +142,10 @@
       "AddItemsPayload",
       "UserError"
     ],
+    "AssignProposalResult": [
+      "AssignProposalPayload",
+      "UserError"
+    ],
     "CancelProposalResult": [
       "CancelProposalPayload",
       "UserError"
@@ -155,6 +175,14 @@
       "UserError"
     ],
     "Error": [
+      "UserError"
+    ],
+    "EscalateProposalResult": [
+      "EscalateProposalPayload",
+      "UserError"
+    ],
+    "HoldProposalResult": [
+      "HoldProposalPayload",
       "UserError"
     ],
     "ItemLookupResult": [
@@ -197,6 +225,10 @@
     ],
     "ReportTargetStateResult": [
       "ReportTargetStatePayload",
+      "UserError"
+    ],
+    "ResumeProposalResult": [
+      "ResumeProposalPayload",
       "UserError"
     ],
     "RetireCategoryResult": [

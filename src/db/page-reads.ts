@@ -39,6 +39,8 @@ export interface ProposalFilter {
   targetSystem?: string | null;
   targetId?: string | null;
   batchId?: string | null;
+  /** Only proposals assigned to this principal. */
+  assignee?: string | null;
   createdBefore?: Date | null;
   createdAfter?: Date | null;
   deadlineBefore?: Date | null;
@@ -244,7 +246,7 @@ export function eventPageRead(filter: EventFilter, window: PageWindow, dialect: 
 
 /**
  * Proposals: a holder's are bounded by their leases (ids from (claimedBy, id)); otherwise the most
- * selective filter given drives — target record, target system, batch, proposer, review after execution,
+ * selective filter given drives — target record, target system, batch, assignee, proposer, review after execution,
  * states, risk levels, each along its (column, id) index — and the others are checked on the way.
  */
 export function proposalPageRead(filter: ProposalFilter, window: PageWindow, now: Date, dialect: Dialect): PageRead {
@@ -259,6 +261,7 @@ export function proposalPageRead(filter: ProposalFilter, window: PageWindow, now
   offer('targetId', filter.targetId != null ? [filter.targetId] : null);
   offer('targetSystem', filter.targetSystem != null ? [filter.targetSystem] : null);
   offer('batchId', filter.batchId != null ? [filter.batchId] : null);
+  offer('assignee', filter.assignee != null ? [filter.assignee] : null);
   offer('proposedBy', filter.proposedBy != null ? [filter.proposedBy] : null);
   offer('afterReview', filter.afterReview);
   offer('state', filter.states);

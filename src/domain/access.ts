@@ -72,6 +72,12 @@ export const PERMISSIONS = {
   renewProposalLease: ['REVIEWER', 'EXECUTOR'],
   executeProposal: ['EXECUTOR'],
   reconcileProposal: ['RECONCILER'],
+  // Stopping is the safe direction: anyone who works the queue (not a PROPOSER, who could stall others' work)
+  // may hold or escalate. Restarting is not: only an ADMIN resumes (docs/proposals.md, "Holds and escalation").
+  holdProposal: ['REVIEWER', 'EXECUTOR', 'RECONCILER', 'ADMIN'],
+  resumeProposal: ['ADMIN'],
+  escalateProposal: ['REVIEWER', 'EXECUTOR', 'RECONCILER', 'ADMIN'],
+  assignProposal: ['REVIEWER', 'ADMIN'],
   // Administration.
   manageCategories: ['ADMIN'],
   manageApiKeys: ['ADMIN'],

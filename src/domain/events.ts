@@ -39,6 +39,13 @@ export const EVENT_TYPES = {
     'The effect may or may not have happened (failure after sending, lost response, or the execution lease lapsed).',
   PROPOSAL_RECONCILED: 'An admin settled an unknown outcome: executed (with evidence) or not executed.',
   MANUAL_EXECUTION_RECORDED: 'An executor recorded that the action was carried out by hand.',
+  PROPOSAL_HELD:
+    'Someone allowed to (holdProposal) stopped a PENDING or APPROVED proposal, with a reason: ON_HOLD; details say where it was and whether a review lease ended with the hold.',
+  PROPOSAL_RESUMED:
+    'An ADMIN resumed a held proposal, with a reason: back to where it was held from, or EXPIRED (then PROPOSAL_EXPIRED follows) when that no longer holds.',
+  PROPOSAL_ESCALATED:
+    'A proposal was escalated to a role or a principal, with a reason: by hand (escalateProposal) or by "system" (PROPOSAL_ESCALATION: pending too long, outcome unknown too long; once each).',
+  PROPOSAL_ASSIGNED: 'Someone named who should look at a proposal (assignProposal), or cleared it; not a lease.',
   OPERATION_REFUSED:
     'An authenticated principal attempted a change and was refused (missing role, not the holder, self-review, or a broken rule); details say which operation and why. Past 20 refusals in a minute, one event sums up the rest: details.count, windowStart and windowEnd.',
 } as const;

@@ -1,5 +1,6 @@
 // Action proposals (seed B): the state machine as one transition table, the approval policies per
 // risk level, and why a proposal is not moving. Every state change goes through `transition()`.
+import { PERMISSIONS } from './access.js';
 import { DomainError } from './errors.js';
 
 export const PROPOSAL_STATES = {
@@ -15,6 +16,8 @@ export const PROPOSAL_STATES = {
   FAILED: 'The remote system refused it without effect and it will not be retried. Final.',
   OUTCOME_UNKNOWN:
     'Execution may or may not have taken effect; blocked until a reconciler (RECONCILER) reconciles it. Never re-run automatically.',
+  ON_HOLD:
+    'Stopped on purpose (holdProposal, with a reason) from PENDING or APPROVED: nobody may claim, review or execute it until an ADMIN resumes it (back to where it was if still valid, else EXPIRED). Not cancelled.',
 } as const;
 
 export type ProposalState = keyof typeof PROPOSAL_STATES;
@@ -39,11 +42,16 @@ export const PROPOSAL_OPERATIONS = {
   OUTCOME_UNKNOWN: 'Failure after sending, an unknown result, or the execution lease lapsed.',
   RECONCILE_EXECUTED: 'A reconciler confirms, with evidence, that it took effect.',
   RECONCILE_NOT_EXECUTED: 'A reconciler confirms it did not take effect: back to APPROVED only if still valid and unchanged.',
+  HOLD: 'Someone allowed to stop it (holdProposal) holds it, with a reason: nothing may claim or execute it meanwhile.',
+  RESUME: 'An ADMIN resumes it (resumeProposal), with a reason: back to the state it was held from if still valid, else EXPIRED.',
   RECORD_MANUAL_EXECUTION:
     'An executor records that it was carried out by hand: EXECUTED when the checks hold, else OUTCOME_UNKNOWN (never "not executed").',
 } as const;
 
 export type ProposalOperation = keyof typeof PROPOSAL_OPERATIONS;
+
+/** The states a proposal may be held from (and resumed to). */
+export const HOLDABLE_STATES = ['PENDING', 'APPROVED'] as const satisfies readonly ProposalState[];
 
 /** The facts some transitions depend on, all computed inside the transaction. */
 export interface TransitionFacts {
@@ -54,6 +62,10 @@ export interface TransitionFacts {
   approvalValid?: boolean;
   /** The fingerprint presented matches the one the proposal was reviewed with. */
   fingerprintMatches?: boolean;
+  /** RESUME: the state it was held from. */
+  heldFrom?: ProposalState | null;
+  /** RESUME: its deadline has not passed and, held from APPROVED, its approval is still valid. */
+  stillValid?: boolean;
   /** This revision was approved at some point (it has an operation id), for a manual record after it went EXPIRED or STALE. */
   wasApproved?: boolean;
 }
@@ -88,6 +100,10 @@ const recordedTooLate: Outcome = (facts) => {
   return 'OUTCOME_UNKNOWN';
 };
 
+/** Back to where it was held from while that still holds; EXPIRED otherwise, or when where it was is unknown (fails closed). */
+const resumed: Outcome = (facts) =>
+  facts.stillValid === true && (facts.heldFrom === 'PENDING' || facts.heldFrom === 'APPROVED') ? facts.heldFrom : 'EXPIRED';
+
 /**
  * The whole machine: for each state, the operations it accepts and where they lead. Anything not
  * listed is refused with PROPOSAL_STATE_CONFLICT, naming the state and the operation.
@@ -101,12 +117,14 @@ export const TRANSITIONS: Record<ProposalState, Partial<Record<ProposalOperation
     CANCEL: 'CANCELLED',
     EXPIRE: 'EXPIRED',
     MARK_STALE: 'STALE',
+    HOLD: 'ON_HOLD',
   },
   APPROVED: {
     CANCEL: 'CANCELLED',
     EXPIRE: 'EXPIRED',
     MARK_STALE: 'STALE',
     CLAIM_EXECUTION: 'EXECUTING',
+    HOLD: 'ON_HOLD',
     RECORD_MANUAL_EXECUTION: recordedByHand,
   },
   EXECUTING: {
@@ -120,6 +138,12 @@ export const TRANSITIONS: Record<ProposalState, Partial<Record<ProposalOperation
   OUTCOME_UNKNOWN: {
     RECONCILE_EXECUTED: 'EXECUTED',
     RECONCILE_NOT_EXECUTED: recoverable,
+  },
+  // Time does not act on a held proposal (no EXPIRE): resuming checks it. Its data may still change, and it may be withdrawn.
+  ON_HOLD: {
+    RESUME: resumed,
+    CANCEL: 'CANCELLED',
+    MARK_STALE: 'STALE',
   },
   REJECTED: {},
   CHANGES_REQUESTED: {},
@@ -183,23 +207,79 @@ export interface ProposalView {
   leaseExpiresAt: Date | null;
   approvalExpiresAt: Date | null;
   deadline: Date | null;
+  /** ON_HOLD: where it was held from, by whom, and why (its stateReason). */
+  heldFrom?: ProposalState | null;
+  heldBy?: string | null;
+  stateReason?: string | null;
+  /** Who should look at it, and to whom it was last escalated. */
+  assignee?: string | null;
+  escalatedTo?: string | null;
+  /** Its risk level's policy, to say what happens after approval (who executes, by when). */
+  policy?: Pick<ApprovalPolicy, 'validitySeconds' | 'executorMustDifferFromApprovers'> | null;
 }
 
-/** Why a proposal is not moving, and what would move it. Null when it is final and nothing is expected. */
+/** Who may execute it once approved. */
+function executorClause(proposal: ProposalView): string {
+  return proposal.policy?.executorMustDifferFromApprovers
+    ? 'an EXECUTOR that is neither its proposer nor one of its approvers'
+    : 'an EXECUTOR that is not its proposer';
+}
+
+/** What happens once the approvals are in: who executes it, and by when. */
+function afterApproval(proposal: ProposalView): string {
+  const window = proposal.policy
+    ? ` within ${proposal.policy.validitySeconds} s of the oldest approval counted`
+    : ' while the approval is valid';
+  const deadline = proposal.deadline ? ` and before the deadline ${proposal.deadline.toISOString()}` : '';
+  return `After approval: ${executorClause(proposal)} claims it (claimExecution) and carries it out${window}${deadline}, or it expires.`;
+}
+
+/** Who is to look at it, and whom it was escalated to, when known. */
+function attention(proposal: ProposalView): string {
+  const parts = [
+    proposal.assignee ? ` Assigned to ${proposal.assignee}.` : '',
+    proposal.escalatedTo ? ` Escalated to ${proposal.escalatedTo}.` : '',
+  ];
+  return parts.join('');
+}
+
+/** A held proposal's way back: to where it was if that still holds at `now`, else EXPIRED. */
+function resumeOutcome(proposal: ProposalView, now: Date): string {
+  const deadlinePassed = proposal.deadline !== null && proposal.deadline.getTime() <= now.getTime();
+  if (proposal.heldFrom === 'APPROVED') {
+    const lapsed = proposal.approvalExpiresAt === null || proposal.approvalExpiresAt.getTime() <= now.getTime();
+    if (deadlinePassed || lapsed) return 'EXPIRED (its approval or deadline has passed meanwhile)';
+    return `APPROVED (its approval is valid until ${proposal.approvalExpiresAt?.toISOString()})`;
+  }
+  if (proposal.heldFrom === 'PENDING')
+    return deadlinePassed ? 'EXPIRED (its deadline has passed meanwhile)' : 'PENDING, claimable by reviewers again';
+  return 'EXPIRED (where it was held from is not known)';
+}
+
+/**
+ * Why a proposal is not moving, the next action and who takes it (wait for reviewers, request changes, cancel,
+ * escalate, resume from hold, reconcile), and, before execution, what happens after approval (who executes, by
+ * when). Null when it is final and nothing is expected.
+ */
 export function blockedReason(proposal: ProposalView, now: Date): string | null {
   const held = proposal.leaseHolder !== null && proposal.leaseExpiresAt !== null && proposal.leaseExpiresAt > now;
+  const others = ` Its proposer or an ADMIN may cancel it; a ${PERMISSIONS.holdProposal.join(', ')} may hold it (holdProposal) and a ${PERMISSIONS.escalateProposal.join(', ')} may escalate it (escalateProposal).`;
   switch (proposal.state) {
     case 'PENDING': {
       const count = `${proposal.approvals} of ${proposal.approvalsRequired} approvals`;
-      if (held) return `Under review by ${proposal.leaseHolder} until ${proposal.leaseExpiresAt?.toISOString()} (${count}).`;
-      return `Waiting for a reviewer to claim it (${count}${proposal.deadline ? `; deadline ${proposal.deadline.toISOString()}` : ''}).`;
+      const step = held
+        ? `Under review by ${proposal.leaseHolder} until ${proposal.leaseExpiresAt?.toISOString()} (${count}): wait for the decision (approve, reject or request changes).`
+        : `Waiting for a reviewer to claim it (${count}${proposal.deadline ? `; deadline ${proposal.deadline.toISOString()}` : ''}): a REVIEWER claims it, then approves, rejects or requests changes.`;
+      return `${step}${attention(proposal)}${others} ${afterApproval(proposal)}`;
     }
     case 'APPROVED':
-      return `Waiting for an executor to claim it; the approval is valid until ${proposal.approvalExpiresAt?.toISOString()}.`;
+      return `Waiting for an executor to claim it; the approval is valid until ${proposal.approvalExpiresAt?.toISOString()}: ${executorClause(proposal)} claims it (claimExecution) and carries it out before then, or it expires.${attention(proposal)}${others}`;
     case 'EXECUTING':
-      return `Being executed by ${proposal.leaseHolder} (execution lease until ${proposal.leaseExpiresAt?.toISOString()}); if it lapses the outcome becomes unknown.`;
+      return `Being executed by ${proposal.leaseHolder} (execution lease until ${proposal.leaseExpiresAt?.toISOString()}): wait for its result; if the lease lapses the outcome becomes unknown and a reconciler must reconcile it.`;
     case 'OUTCOME_UNKNOWN':
-      return 'Execution may or may not have taken effect: a reconciler (RECONCILER role; not its proposer or executor) must check the remote system with the operation id and reconcile it.';
+      return `Execution may or may not have taken effect: a reconciler (RECONCILER role; not its proposer or executor) must check the remote system with the operation id and reconcile it.${attention(proposal)} Never re-run automatically; escalate it if nobody does.`;
+    case 'ON_HOLD':
+      return `On hold${proposal.heldBy ? ` by ${proposal.heldBy}` : ''}${proposal.stateReason ? ` (${proposal.stateReason})` : ''}: nobody may claim, review or execute it. To go on, a principal with the ${PERMISSIONS.resumeProposal.join(' or ')} role resumes it (resumeProposal): it would now return to ${resumeOutcome(proposal, now)}. Its proposer or an ADMIN may cancel it instead.${attention(proposal)}`;
     case 'CHANGES_REQUESTED':
       return 'A reviewer asked for changes: the proposer must submit a new revision.';
     case 'STALE':

@@ -3,6 +3,7 @@
 import type { Database } from '../db/client.js';
 import { deferredTail, type EventTail, type QueueStatsRow } from '../db/event-tail.js';
 import type { Clock, Timer } from '../domain/clock.js';
+import type { EscalationPolicy } from '../domain/escalation.js';
 import type { Logger } from '../logger.js';
 import type { Policies } from '../services/proposals/index.js';
 import { ExpiryAnnouncer } from './expiry-announcer.js';
@@ -19,6 +20,8 @@ export interface LiveOptions {
   pollIntervalMs?: number;
   /** Approval policies by risk level, when the configuration replaces the defaults. */
   policies?: Policies;
+  /** Automatic escalation (PROPOSAL_ESCALATION), run by the proposal deadline announcer; none when unset. */
+  escalation?: EscalationPolicy | null;
 }
 
 export interface QueueStats extends QueueStatsRow {
@@ -47,7 +50,10 @@ export class Live {
     this.tail = deferredTail(options.db.openTail());
     this.feed = new EventFeed(this.tail, options.logger, { pollIntervalMs: options.pollIntervalMs });
     this.announcer = new ExpiryAnnouncer({ db: options.db, clock: options.clock }, this.tail, options.logger);
-    this.proposalAnnouncer = new ProposalAnnouncer({ db: options.db, clock: options.clock, policies: options.policies }, options.logger);
+    this.proposalAnnouncer = new ProposalAnnouncer(
+      { db: options.db, clock: options.clock, policies: options.policies, escalation: options.escalation },
+      options.logger,
+    );
     this.proposalWaits = new ProposalWaits({ db: options.db, clock: options.clock }, options.logger);
     this.db = options.db;
   }

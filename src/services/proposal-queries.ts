@@ -17,6 +17,7 @@ export function listProposals(deps: ServiceDeps, filter: ProposalFilter, page: P
     targetSystem: text(filter.targetSystem, 'filter.targetSystem'),
     targetId: text(filter.targetId, 'filter.targetId'),
     batchId: text(filter.batchId, 'filter.batchId'),
+    assignee: text(filter.assignee, 'filter.assignee'),
   };
   return runPageRead<Proposal>(
     (sql, ...params) => deps.db.query(sql, ...params),

@@ -40,6 +40,11 @@ const EXPECTED: Record<string, Role[]> = {
   'Mutation.releaseProposalLease': ['REVIEWER'],
   'Mutation.reviewProposal': ['REVIEWER'],
   'Mutation.cancelProposal': ['PROPOSER', 'ADMIN'],
+  // Stopping is the safe direction, restarting is not (issue 17, item 5).
+  'Mutation.holdProposal': ['ADMIN', 'REVIEWER', 'EXECUTOR', 'RECONCILER'],
+  'Mutation.resumeProposal': ['ADMIN'],
+  'Mutation.escalateProposal': ['ADMIN', 'REVIEWER', 'EXECUTOR', 'RECONCILER'],
+  'Mutation.assignProposal': ['ADMIN', 'REVIEWER'],
   // EXECUTORs by default; principals named in TARGET_STATE_REPORTERS too (test/api/proposal-least-privilege.test.ts).
   'Mutation.reportTargetState': ['EXECUTOR'],
   'Mutation.claimExecution': ['EXECUTOR'],
@@ -126,6 +131,14 @@ function operationFor(field: string, role: Role): { query: string; variables?: R
       return { query: `mutation { reviewProposal(input: { token: "${UNKNOWN_TOKEN}", decision: APPROVE, revision: 1 }) { __typename } }` };
     case 'Mutation.cancelProposal':
       return { query: `mutation { cancelProposal(input: { id: "${UNKNOWN_PROPOSAL}", reason: "r" }) { __typename } }` };
+    case 'Mutation.holdProposal':
+      return { query: `mutation { holdProposal(input: { id: "${UNKNOWN_PROPOSAL}", reason: "r" }) { __typename } }` };
+    case 'Mutation.resumeProposal':
+      return { query: `mutation { resumeProposal(input: { id: "${UNKNOWN_PROPOSAL}", reason: "r" }) { __typename } }` };
+    case 'Mutation.escalateProposal':
+      return { query: `mutation { escalateProposal(input: { id: "${UNKNOWN_PROPOSAL}", reason: "r", to: "ADMIN" }) { __typename } }` };
+    case 'Mutation.assignProposal':
+      return { query: `mutation { assignProposal(input: { id: "${UNKNOWN_PROPOSAL}", assignee: "a" }) { __typename } }` };
     case 'Mutation.reportTargetState':
       return {
         query:

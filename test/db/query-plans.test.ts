@@ -70,6 +70,8 @@ function seedStatements(dialect: 'sqlite' | 'postgresql'): string[] {
        CASE WHEN i % 60 = 0 THEN ${time(`${ITEMS} + 600`)} END, CASE WHEN i % 60 = 0 THEN 'p-hash-' || i END,
        CASE WHEN i % 1000 = 1 THEN 'APPROVAL_POLICIES.LOW' END, ${as("CASE WHEN i % 1000 = 1 THEN 'PENDING' ELSE 'NOT_NEEDED' END", 'AfterReview')}
      FROM n`,
+    // Assignees (issue 17, item 5): a rare one and a common one.
+    `UPDATE "Proposal" SET "assignee" = CASE WHEN "id" % 1000 = 3 THEN 'dana-rare' WHEN "id" % 7 = 0 THEN 'erin' END`,
     `${series(EVENTS)}INSERT INTO "Event" ("occurredAt", "type", "actor", "itemId", "proposalId", "details")
      SELECT ${time('i')},
        ${as("CASE WHEN i % 6 = 5 THEN 'PROPOSAL_SUBMITTED' WHEN i % 1000 = 4 THEN 'LEASE_EXPIRED' WHEN i % 6 = 0 THEN 'ITEM_ADDED' WHEN i % 6 IN (1, 4) THEN 'LEASE_CLAIMED' WHEN i % 6 = 2 THEN 'ITEM_DECIDED' ELSE 'LEASE_RELEASED' END", 'EventType')},
@@ -152,6 +154,9 @@ function cases(): Case[] {
     ['proposals, batchId + states', { batchId: 'pb-4', states: ['PENDING'] }],
     ['proposals, states + deadlineBefore', { states: ['PENDING', 'APPROVED'], deadlineBefore: since }],
     ['proposals, proposedBy + createdAfter', { proposedBy: 'agent-3', createdAfter: since }],
+    // The queue by assignee (issue 17, item 5), along (assignee, id).
+    ['proposals, rare assignee', { assignee: 'dana-rare' }, false, true],
+    ['proposals, assignee + states + deadlineBefore', { assignee: 'erin', states: ['PENDING'], deadlineBefore: since }],
     // Executed automatically and awaiting review afterwards (issue 17, item 7): few rows, along (afterReview, id).
     ['proposals, afterReview PENDING', { afterReview: ['PENDING'] }, false, true],
     ['proposals, afterReview PENDING + riskLevels', { afterReview: ['PENDING'], riskLevels: ['LOW'] }, false, true],
@@ -295,6 +300,7 @@ describe(`list reads on a seeded ${BACKEND} database`, () => {
       await sql.run('DROP INDEX "Item_status_id_idx"');
       await sql.run('DROP INDEX "Item_claimedBy_id_idx"');
       await sql.run('DROP INDEX "Item_batchId_status_id_idx"');
+      await sql.run('DROP INDEX "Proposal_assignee_id_idx"');
     });
     // New connections, so no plan or schema cached before the drops is reused.
     await db.close();
@@ -302,6 +308,7 @@ describe(`list reads on a seeded ${BACKEND} database`, () => {
     const reads = (prefix: string) => cases().filter((read) => read.name.startsWith(prefix));
     expect((await problemsOf(db, reads('items, holder,'))).length).toBeGreaterThan(0);
     expect((await problemsOf(db, reads('items, rare batchId,'))).length).toBeGreaterThan(0);
+    expect((await problemsOf(db, reads('proposals, rare assignee,'))).length).toBeGreaterThan(0);
     // PostgreSQL, knowing that most items are pending, may walk the primary key instead: no sort.
     if (BACKEND === 'sqlite') expect((await problemsOf(db, reads('items, status PENDING'))).length).toBeGreaterThan(0);
   }, 60_000);

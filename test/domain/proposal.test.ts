@@ -38,6 +38,7 @@ const STATES: ProposalState[] = [
   'EXECUTED',
   'FAILED',
   'OUTCOME_UNKNOWN',
+  'ON_HOLD',
 ];
 
 const OPERATIONS: ProposalOperation[] = [
@@ -56,6 +57,8 @@ const OPERATIONS: ProposalOperation[] = [
   'RECONCILE_EXECUTED',
   'RECONCILE_NOT_EXECUTED',
   'RECORD_MANUAL_EXECUTION',
+  'HOLD',
+  'RESUME',
 ];
 
 /** Facts under which every guarded transition takes its most permissive branch: they cannot unlock a refused cell. */
@@ -65,6 +68,8 @@ const FAVOURABLE: TransitionFacts = {
   approvalValid: true,
   fingerprintMatches: true,
   wasApproved: true,
+  heldFrom: 'APPROVED',
+  stillValid: true,
 };
 
 /**
@@ -82,6 +87,8 @@ const EXPECTED: Record<ProposalState, Partial<Record<ProposalOperation, Proposal
     CANCEL: 'CANCELLED',
     EXPIRE: 'EXPIRED',
     MARK_STALE: 'STALE',
+    // Stopped without cancelling (issue 17, item 5).
+    HOLD: 'ON_HOLD',
   },
   APPROVED: {
     // Not yet running: the proposer or an admin may still withdraw it.
@@ -90,6 +97,7 @@ const EXPECTED: Record<ProposalState, Partial<Record<ProposalOperation, Proposal
     MARK_STALE: 'STALE',
     CLAIM_EXECUTION: 'EXECUTING',
     RECORD_MANUAL_EXECUTION: 'EXECUTED',
+    HOLD: 'ON_HOLD',
   },
   EXECUTING: {
     SUCCEED: 'EXECUTED',
@@ -102,6 +110,12 @@ const EXPECTED: Record<ProposalState, Partial<Record<ProposalOperation, Proposal
   OUTCOME_UNKNOWN: {
     RECONCILE_EXECUTED: 'EXECUTED',
     RECONCILE_NOT_EXECUTED: 'APPROVED',
+  },
+  // Nothing claims, reviews, executes or expires it; it may be resumed, withdrawn, or made STALE by changed data.
+  ON_HOLD: {
+    RESUME: 'APPROVED',
+    CANCEL: 'CANCELLED',
+    MARK_STALE: 'STALE',
   },
   REJECTED: {},
   CHANGES_REQUESTED: {},
@@ -130,7 +144,7 @@ describe('transition: every state × every operation', () => {
   const cells = STATES.flatMap((state) => OPERATIONS.map((operation) => [state, operation, EXPECTED[state][operation] ?? null] as const));
 
   it(`walks all ${STATES.length * OPERATIONS.length} cells`, () => {
-    expect(cells).toHaveLength(165);
+    expect(cells).toHaveLength(204);
   });
 
   it.each(cells)('%s + %s → %s', (state, operation, expected) => {
@@ -264,6 +278,33 @@ describe('outcomes that depend on approval validity and the fingerprint', () => 
   });
 });
 
+describe('RESUME from ON_HOLD: back where it was only while that still holds', () => {
+  const cases: [ProposalState | null | undefined, boolean | undefined, ProposalState][] = [
+    ['PENDING', true, 'PENDING'],
+    ['APPROVED', true, 'APPROVED'],
+    ['PENDING', false, 'EXPIRED'],
+    ['APPROVED', false, 'EXPIRED'],
+    // Fails closed: validity not established, or where it was held from unknown or impossible.
+    ['APPROVED', undefined, 'EXPIRED'],
+    [null, true, 'EXPIRED'],
+    [undefined, true, 'EXPIRED'],
+    ['EXECUTING', true, 'EXPIRED'],
+  ];
+  it.each(cases)('held from %s, still valid %s → %s', (heldFrom, stillValid, expected) => {
+    expect(transition('ON_HOLD', 'RESUME', { heldFrom, stillValid })).toBe(expected);
+  });
+
+  it('only PENDING and APPROVED may be held; a held proposal is not final', () => {
+    for (const state of STATES) {
+      if (state === 'PENDING' || state === 'APPROVED') expect(transition(state, 'HOLD')).toBe('ON_HOLD');
+      else expect(refusal(() => transition(state, 'HOLD', FAVOURABLE)).code).toBe('PROPOSAL_STATE_CONFLICT');
+    }
+    for (const operation of ['APPROVE', 'CLAIM_EXECUTION', 'EXPIRE', 'RECORD_MANUAL_EXECUTION', 'HOLD'] as const) {
+      expect(refusal(() => transition('ON_HOLD', operation, FAVOURABLE)).message).not.toMatch(/final/);
+    }
+  });
+});
+
 describe('approval policies per risk level', () => {
   it('every risk level requires at least one approver and a positive validity window', () => {
     for (const risk of RISK_LEVELS) {
@@ -388,6 +429,70 @@ describe('blockedReason for every state', () => {
 
   it.each(['REJECTED', 'CANCELLED', 'EXECUTED', 'FAILED'] as const)('%s: final and nothing is expected → null', (state) => {
     expect(blockedReason(view({ state }), now)).toBeNull();
+  });
+
+  // Issue 17, item 5: the next action and who takes it, and what happens after approval.
+  const policy = { validitySeconds: 3600, executorMustDifferFromApprovers: true };
+
+  it('PENDING names the next actions (review, cancel, hold, escalate) and what happens after approval: who executes, by when', () => {
+    const reason = blockedReason(view({ deadline: later, policy }), now) ?? '';
+    expect(reason).toMatch(/REVIEWER claims it, then approves, rejects or requests changes/);
+    expect(reason).toMatch(/proposer or an ADMIN may cancel it/);
+    expect(reason).toMatch(/may hold it \(holdProposal\)/);
+    expect(reason).toMatch(/may escalate it \(escalateProposal\)/);
+    expect(reason).toMatch(/After approval: an EXECUTOR that is neither its proposer nor one of its approvers claims it/);
+    expect(reason).toContain('within 3600 s of the oldest approval counted');
+    expect(reason).toContain(`before the deadline ${later.toISOString()}`);
+    // Without executor separation, only the proposer is excluded.
+    const low = blockedReason(view({ policy: { validitySeconds: 86_400, executorMustDifferFromApprovers: false } }), now) ?? '';
+    expect(low).toMatch(/an EXECUTOR that is not its proposer claims it/);
+    expect(low).not.toMatch(/deadline/);
+  });
+
+  it('PENDING under review: wait for the decision; assignee and escalation are named', () => {
+    const reason = blockedReason(view({ leaseHolder: 'alice', leaseExpiresAt: later, assignee: 'bob', escalatedTo: 'ADMIN' }), now) ?? '';
+    expect(reason).toMatch(/wait for the decision/);
+    expect(reason).toContain('Assigned to bob.');
+    expect(reason).toContain('Escalated to ADMIN.');
+  });
+
+  it('APPROVED: who executes it and by when, and that it may still be held or cancelled', () => {
+    const reason = blockedReason(view({ state: 'APPROVED', approvalExpiresAt: later, policy }), now) ?? '';
+    expect(reason).toMatch(/an EXECUTOR that is neither its proposer nor one of its approvers claims it \(claimExecution\)/);
+    expect(reason).toContain(`valid until ${later.toISOString()}`);
+    expect(reason).toMatch(/or it expires/);
+    expect(reason).toMatch(/may hold it/);
+  });
+
+  it('ON_HOLD from PENDING: who held it and why, that only an ADMIN resumes it, and where it would go', () => {
+    const held = { state: 'ON_HOLD' as const, heldFrom: 'PENDING' as const, heldBy: 'carol', stateReason: 'Customer complaint.' };
+    const reason = blockedReason(view({ ...held, deadline: later }), now) ?? '';
+    expect(reason).toContain('On hold by carol (Customer complaint.)');
+    expect(reason).toMatch(/nobody may claim, review or execute it/);
+    expect(reason).toMatch(/a principal with the ADMIN role resumes it \(resumeProposal\)/);
+    expect(reason).toMatch(/return to PENDING/);
+    expect(reason).toMatch(/may cancel it/);
+    expect(blockedReason(view({ ...held, deadline: earlier }), now)).toMatch(/return to EXPIRED \(its deadline has passed meanwhile\)/);
+  });
+
+  it('ON_HOLD from APPROVED: back to APPROVED while the approval is valid, else EXPIRED; unknown origin fails closed', () => {
+    const held = { state: 'ON_HOLD' as const, heldFrom: 'APPROVED' as const };
+    expect(blockedReason(view({ ...held, approvalExpiresAt: later }), now)).toContain(
+      `return to APPROVED (its approval is valid until ${later.toISOString()})`,
+    );
+    expect(blockedReason(view({ ...held, approvalExpiresAt: earlier }), now)).toMatch(/return to EXPIRED/);
+    expect(blockedReason(view({ ...held, approvalExpiresAt: later, deadline: earlier }), now)).toMatch(/return to EXPIRED/);
+    expect(blockedReason(view({ state: 'ON_HOLD' }), now)).toMatch(/return to EXPIRED \(where it was held from is not known\)/);
+  });
+
+  it('OUTCOME_UNKNOWN: never re-run; escalate if nobody reconciles; the escalation is named', () => {
+    const reason = blockedReason(view({ state: 'OUTCOME_UNKNOWN', escalatedTo: 'RECONCILER' }), now) ?? '';
+    expect(reason).toMatch(/Never re-run automatically; escalate it if nobody does/);
+    expect(reason).toContain('Escalated to RECONCILER.');
+  });
+
+  it('EXECUTING: wait for its result', () => {
+    expect(blockedReason(view({ state: 'EXECUTING', leaseHolder: 'worker-1', leaseExpiresAt: later }), now)).toMatch(/wait for its result/);
   });
 
   it('every state has an answer (a reason or a deliberate null)', () => {

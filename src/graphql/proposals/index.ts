@@ -6,6 +6,7 @@ import './intake.js';
 import './review.js';
 import './execution.js';
 import './recovery.js';
+import './oversight.js';
 import './after-review.js';
 
 export { ProposalRef } from './types.js';

@@ -26,6 +26,7 @@ const ProposalFilterInput = builder.inputType('ProposalFilter', {
     targetSystem: t.string({ description: 'Only this target system.' }),
     targetId: t.string({ description: 'Only this target record.' }),
     batchId: t.string({ description: 'Only this batch.' }),
+    assignee: t.string({ description: 'Only those assigned to this principal (assignProposal).' }),
     createdAfter: t.field({ type: 'DateTime', description: 'Submitted at or after (age).' }),
     createdBefore: t.field({ type: 'DateTime', description: 'Submitted before (age).' }),
     deadlineBefore: t.field({ type: 'DateTime', description: 'Deadline before this instant.' }),

@@ -14,6 +14,7 @@ export {
 export { reviewExecutedProposal } from './after-review.js';
 export { type NewProposal, submitProposal } from './intake.js';
 export { nextProposalDeadline, reconcileProposal, recordProposalDeadlines } from './recovery.js';
+export { assignProposal, escalateProposal, holdProposal, resumeProposal } from './oversight.js';
 export {
   cancelProposal,
   claimProposal,

@@ -5,7 +5,8 @@ import type { Proposal, WriteTx } from '../../db/client.js';
 import { DomainError } from '../../domain/errors.js';
 import { type ProposalOperation, transition } from '../../domain/proposal.js';
 import { validateText } from '../../domain/validation.js';
-import type { Actor, ServiceDeps } from '../context.js';
+import type { Actor } from '../context.js';
+import { escalateDue, nextEscalation } from './oversight.js';
 import {
   approvalStillValid,
   lapseApprovals,
@@ -93,7 +94,8 @@ export async function reconcileProposal(
 /**
  * What time passing does, recorded once whichever process gets there first: deadlines and approval
  * validity → EXPIRED; a lapsed execution lease → OUTCOME_UNKNOWN; a lapsed review lease → recorded; an
- * approval past its window while the proposal waits for more → PROPOSAL_APPROVAL_LAPSED.
+ * approval past its window while the proposal waits for more → PROPOSAL_APPROVAL_LAPSED; with PROPOSAL_ESCALATION,
+ * a PENDING proposal past its age or an OUTCOME_UNKNOWN one unreconciled too long → PROPOSAL_ESCALATED, once.
  * Returns how many proposals it changed.
  */
 export async function recordProposalDeadlines(deps: ProposalDeps, limit: number): Promise<number> {
@@ -149,6 +151,7 @@ export async function recordProposalDeadlines(deps: ProposalDeps, limit: number)
       }
       changed++;
     }
+          outcomeUnknownAt: now,
     if (changed >= limit) return changed;
     // Read from the lapsesAt index, oldest first; a proposal with several due is handled once.
     const lapsing = await tx.proposalApproval.findMany({
@@ -161,13 +164,17 @@ export async function recordProposalDeadlines(deps: ProposalDeps, limit: number)
       await lapseApprovals(tx, sql, await loadForUpdate(tx, proposalId), now);
       changed++;
     }
-    return changed;
+    if (changed >= limit || !deps.escalation) return changed;
+    return changed + (await escalateDue(tx, sql, deps.escalation, now, limit - changed));
   });
 }
 
-/** When `recordProposalDeadlines` next has work: the earliest deadline, approval expiry, lease lapse or approval lapse. */
-export async function nextProposalDeadline(deps: ServiceDeps): Promise<Date | null> {
-  const [deadline, approval, lease, lapse] = await Promise.all([
+/**
+ * When `recordProposalDeadlines` next has work: the earliest deadline, approval expiry, lease lapse, approval
+ * lapse or automatic escalation.
+ */
+export async function nextProposalDeadline(deps: ProposalDeps): Promise<Date | null> {
+  const [deadline, approval, lease, lapse, escalation] = await Promise.all([
     deps.db.read.proposal.findFirst({
       where: { state: { in: ['PENDING', 'APPROVED'] }, deadline: { not: null } },
       orderBy: { deadline: 'asc' },
@@ -186,8 +193,9 @@ export async function nextProposalDeadline(deps: ServiceDeps): Promise<Date | nu
       select: { lapsesAt: true },
     }),
   ]);
-  const times = [deadline?.deadline, approval?.approvalExpiresAt, lease?.leaseExpiresAt, lapse?.lapsesAt].filter(
+  const times = [deadline?.deadline, approval?.approvalExpiresAt, lease?.leaseExpiresAt, lapse?.lapsesAt, escalation].filter(
     (time): time is Date => time instanceof Date,
   );
   return times.length === 0 ? null : new Date(Math.min(...times.map((time) => time.getTime())));
 }
+    deps.escalation ? nextEscalation(deps, deps.escalation) : null,

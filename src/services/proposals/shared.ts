@@ -4,6 +4,7 @@
 import type { Proposal, TxSql, WriteTx } from '../../db/client.js';
 import { appendEvent } from '../../db/event-store.js';
 import { DomainError } from '../../domain/errors.js';
+import type { EscalationPolicy } from '../../domain/escalation.js';
 import type { EventDetails } from '../../domain/events.js';
 import { hashLeaseToken, isLapsed } from '../../domain/lease.js';
 import {
@@ -39,6 +40,8 @@ export interface ProposalDeps extends ServiceDeps {
   policies?: Policies;
   /** Risk floors per action and who may report each target system's state; none and EXECUTORs by default. */
   rules?: ProposalRules;
+  /** Automatic escalation (PROPOSAL_ESCALATION), run by the deadline announcer; none by default. */
+  escalation?: EscalationPolicy | null;
 }
 
 export const policyOf = (deps: ProposalDeps, risk: RiskLevel): ApprovalPolicy => (deps.policies ?? DEFAULT_POLICIES)[risk];
@@ -108,6 +111,14 @@ export async function move(
 ): Promise<Proposal> {
   // A proposal a policy approved (approvers: 0) waits for its review afterwards once carried out, whichever path did it.
   if (to === 'EXECUTED' && proposal.state !== 'EXECUTED' && proposal.autoApprovedBy !== null) data = { afterReview: 'PENDING', ...data };
+  const entering = proposal.state !== to;
+  data = {
+    // Leaving a hold (resumed, cancelled, made STALE) forgets where it was held from.
+    ...(entering && proposal.state === 'ON_HOLD' ? { heldFrom: null, heldBy: null } : {}),
+    // Each time it becomes OUTCOME_UNKNOWN it is escalated anew; the announcer dates it if the caller did not.
+    ...(entering && to === 'OUTCOME_UNKNOWN' ? { escalatedAt: null, outcomeUnknownAt: null } : {}),
+    ...data,
+  };
   const changed = await tx.proposal.updateMany({
     where: { id: proposal.id, version: proposal.version, state: proposal.state },
     data: { ...data, state: to, version: proposal.version + 1 },

@@ -18,7 +18,12 @@ ADD COLUMN     "heldBy" TEXT COLLATE "C",
 ADD COLUMN     "heldFrom" "ProposalState",
 ADD COLUMN     "outcomeUnknownAt" TIMESTAMP(3);
 
--- Held from PENDING or APPROVED exactly while ON_HOLD (compared as text: the new value is not usable in this transaction).
+-- The states' CHECK takes ON_HOLD, and a proposal is held from PENDING or APPROVED exactly while ON_HOLD (both compared
+-- as text: the new enum value may not be used in the transaction that adds it).
+ALTER TABLE "Proposal" DROP CONSTRAINT "Proposal_state_check";
+ALTER TABLE "Proposal" ADD CONSTRAINT "Proposal_state_check" CHECK (
+    "state"::text IN ('PENDING', 'APPROVED', 'REJECTED', 'CHANGES_REQUESTED', 'CANCELLED', 'EXPIRED', 'STALE', 'EXECUTING', 'EXECUTED', 'FAILED', 'OUTCOME_UNKNOWN', 'ON_HOLD')
+);
 ALTER TABLE "Proposal" ADD CONSTRAINT "Proposal_hold_check" CHECK (
     ("state"::text = 'ON_HOLD') = ("heldFrom" IS NOT NULL) AND ("heldFrom" IS NULL OR "heldFrom"::text IN ('PENDING', 'APPROVED'))
 );
