@@ -158,6 +158,13 @@ describe('reviewer context and evidence', () => {
       { type: 'PROPOSAL_EXPIRED', actor: 'rec', details: { from: 'OUTCOME_UNKNOWN', state: 'EXPIRED', why: 'APPROVAL_VALIDITY' } },
     ]);
 
+    // leasehold_proposal_expiries_total counts it (it missed expiries by reconciliation, which wrote no PROPOSAL_EXPIRED).
+    const expiries = async () => {
+      const text = await (await fetch(`${server.url}/metrics`, { headers: rei.headers })).text();
+      return Number(/^leasehold_proposal_expiries_total (\S+)$/m.exec(text)?.[1]);
+    };
+    await expect.poll(expiries).toBe(1);
+
     // A reader filtering the history by type sees both.
     const byType = (await post(rei, EVENTS_OF_TYPE, { types: ['PROPOSAL_STALE', 'PROPOSAL_EXPIRED'] })).events.edges.map(
       (edge: any) => `${edge.node.type} ${edge.node.proposal.id}`,
