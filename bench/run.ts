@@ -23,6 +23,10 @@
 // Every client authenticates with an API key of its own (one REVIEWER principal per client; items are
 // added by a PROPOSER, categories by an ADMIN), and the servers run with RATE_LIMIT_PER_SECOND=0: the
 // benchmark measures the service, not the policy (see SERVER_POLICY in server.ts).
+//
+// To see inside the servers: LEASEHOLD_BENCH_SERVER_FLAGS adds node flags to every server the bench starts
+// (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" or "--trace-gc"), and LEASEHOLD_BENCH_SERVER_OUTPUT names a file
+// that receives what they write (bench/server.ts).
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';

@@ -2,6 +2,7 @@
 // Callers authenticate with API keys made in the file beforehand (bench/keys.ts); the per-principal
 // rate limit is off, because the benchmark measures the service, not the policy.
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { appendFileSync } from 'node:fs';
 import net from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { getStatus } from './http.js';
@@ -78,8 +79,12 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const logs: string[] = [];
+  // LEASEHOLD_BENCH_SERVER_OUTPUT: a file that gets everything the servers write instead (e.g. with --trace-gc in
+  // LEASEHOLD_BENCH_SERVER_FLAGS); their lines are then not kept as warnings.
+  const copy = process.env.LEASEHOLD_BENCH_SERVER_OUTPUT;
   const collect = (chunk: Buffer) => {
-    for (const line of chunk.toString('utf8').split('\n')) if (line.trim() !== '') logs.push(line);
+    if (copy) appendFileSync(copy, chunk);
+    for (const line of chunk.toString('utf8').split('\n')) if (line.trim() !== '' && !copy) logs.push(line);
   };
   child.stdout?.on('data', collect);
   child.stderr?.on('data', collect);
