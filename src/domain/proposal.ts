@@ -216,6 +216,9 @@ export interface ProposalView {
   escalatedTo?: string | null;
   /** Its risk level's policy, to say what happens after approval (who executes, by when). */
   policy?: Pick<ApprovalPolicy, 'validitySeconds' | 'executorMustDifferFromApprovers'> | null;
+  /** The policy that approved it at submission (approvers: 0), and where its review after execution stands. */
+  autoApprovedBy?: string | null;
+  afterReview?: string | null;
 }
 
 /** Who may execute it once approved. */
@@ -272,8 +275,17 @@ export function blockedReason(proposal: ProposalView, now: Date): string | null 
         : `Waiting for a reviewer to claim it (${count}${proposal.deadline ? `; deadline ${proposal.deadline.toISOString()}` : ''}): a REVIEWER claims it, then approves, rejects or requests changes.`;
       return `${step}${attention(proposal)}${others} ${afterApproval(proposal)}`;
     }
-    case 'APPROVED':
-      return `Waiting for an executor to claim it; the approval is valid until ${proposal.approvalExpiresAt?.toISOString()}: ${executorClause(proposal)} claims it (claimExecution) and carries it out before then, or it expires.${attention(proposal)}${others}`;
+    case 'APPROVED': {
+      const auto = proposal.autoApprovedBy
+        ? `Approved at submission by ${proposal.autoApprovedBy} (approvers: 0), to be reviewed after execution. `
+        : '';
+      return `${auto}Waiting for an executor to claim it; the approval is valid until ${proposal.approvalExpiresAt?.toISOString()}: ${executorClause(proposal)} claims it (claimExecution) and carries it out before then, or it expires.${attention(proposal)}${others}`;
+    }
+    case 'EXECUTED':
+      // Approved by a policy without a review before: the review comes now.
+      return proposal.afterReview === 'PENDING'
+        ? `Executed without a review before (approved by ${proposal.autoApprovedBy}): a REVIEWER other than its proposer reviews it afterwards (reviewExecutedProposal: CONFIRMED, or PROBLEM with a comment).${attention(proposal)}`
+        : null;
     case 'EXECUTING':
       return `Being executed by ${proposal.leaseHolder} (execution lease until ${proposal.leaseExpiresAt?.toISOString()}): wait for its result; if the lease lapses the outcome becomes unknown and a reconciler must reconcile it.`;
     case 'OUTCOME_UNKNOWN':

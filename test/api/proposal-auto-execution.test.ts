@@ -29,7 +29,7 @@ const REVIEW_AFTER = `mutation($id: ID!, $verdict: AfterReviewVerdict!, $comment
     ... on ReviewExecutedProposalPayload { proposal { state afterReview afterReviewedBy afterReviewedAt
       history(last: 1) { edges { node { type actor details } } } } }
     ... on UserError { code field message } } }`;
-const AWAITING = `{ proposals(first: 20, filter: { afterReview: [PENDING] }) { edges { node { id afterReview } } } }`;
+const AWAITING = `{ proposals(first: 20, filter: { afterReview: [PENDING] }) { edges { node { id afterReview blockedReason } } } }`;
 const CLAIM = `mutation($id: ID) { claimProposal(input: { id: $id, leaseSeconds: 120 }) { ... on ClaimProposalPayload { claimed lease { token } proposal { id } } } }`;
 const APPROVE = `mutation($token: String!) { reviewProposal(input: { token: $token, decision: APPROVE, revision: 1 }) {
   ... on ReviewProposalPayload { proposal { state } } } }`;
@@ -119,7 +119,9 @@ describe('auto-execution with review afterwards', () => {
     expect((await post(rei, AWAITING)).proposals.edges).toEqual([]);
     const id = await execute();
     expect(id).toBe(proposal.id);
-    expect((await post(rei, AWAITING)).proposals.edges).toEqual([{ node: { id, afterReview: 'PENDING' } }]);
+    expect((await post(rei, AWAITING)).proposals.edges).toEqual([
+      { node: { id, afterReview: 'PENDING', blockedReason: expect.stringContaining('reviews it afterwards (reviewExecutedProposal') } },
+    ]);
 
     expect((await post(agent, REVIEW_AFTER, { id, verdict: 'CONFIRMED' })).reviewExecutedProposal).toMatchObject({
       code: 'SELF_APPROVAL',

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { approversFor, reviewAfter } from '../../src/domain/auto-execution.js';
 import { DomainError } from '../../src/domain/errors.js';
-import { DEFAULT_POLICIES, type Policies } from '../../src/domain/proposal.js';
+import { blockedReason, DEFAULT_POLICIES, type Policies } from '../../src/domain/proposal.js';
 
 const zeroEverywhere: Policies = {
   LOW: { ...DEFAULT_POLICIES.LOW, approvers: 0 },
@@ -53,5 +53,32 @@ describe('reviewAfter', () => {
       expect(error).toBeInstanceOf(DomainError);
       expect((error as DomainError).code).toBe('PROPOSAL_STATE_CONFLICT');
     }
+  });
+});
+
+describe('blockedReason of a proposal a policy approved', () => {
+  const view = {
+    approvals: 0,
+    approvalsRequired: 0,
+    leaseHolder: null,
+    leaseExpiresAt: null,
+    approvalExpiresAt: new Date('2026-12-02T10:00:00Z'),
+    deadline: null,
+    autoApprovedBy: 'PROPOSAL_ACTIONS.restock.approvers.LOW',
+  };
+  const now = new Date('2026-12-02T09:00:00Z');
+
+  it('says, while APPROVED, which policy approved it and that a review follows execution', () => {
+    expect(blockedReason({ ...view, state: 'APPROVED', afterReview: 'NOT_NEEDED' }, now)).toMatch(
+      /^Approved at submission by PROPOSAL_ACTIONS\.restock\.approvers\.LOW \(approvers: 0\), to be reviewed after execution\. Waiting for an executor/,
+    );
+  });
+
+  it('names the next action once EXECUTED and awaiting review, and nothing once reviewed', () => {
+    expect(blockedReason({ ...view, state: 'EXECUTED', afterReview: 'PENDING' }, now)).toContain(
+      'a REVIEWER other than its proposer reviews it afterwards (reviewExecutedProposal',
+    );
+    expect(blockedReason({ ...view, state: 'EXECUTED', afterReview: 'CONFIRMED' }, now)).toBeNull();
+    expect(blockedReason({ ...view, state: 'EXECUTED', autoApprovedBy: null, afterReview: 'NOT_NEEDED' }, now)).toBeNull();
   });
 });

@@ -174,6 +174,8 @@ builder.node(ProposalRef, {
             assignee: p.assignee,
             escalatedTo: p.escalatedTo,
             policy: context.policies[p.riskLevel],
+            autoApprovedBy: p.autoApprovedBy,
+            afterReview: p.afterReview,
           },
           context.clock.now(),
         ),
