@@ -179,20 +179,20 @@ export type EventType =
   | 'PROPOSAL_APPROVAL_RECORDED'
   /** Enough distinct reviewers approved: the proposal may be executed until the approval expires. */
   | 'PROPOSAL_APPROVED'
-  /** The proposer or an admin withdrew the proposal; approvals are void. */
-  | 'PROPOSAL_CANCELLED'
   /** Someone named who should look at a proposal (assignProposal), or cleared it; not a lease. */
   | 'PROPOSAL_ASSIGNED'
+  /** The proposer or an admin withdrew the proposal; approvals are void. */
+  | 'PROPOSAL_CANCELLED'
   /** A reviewer asked for a new revision, with a reason. */
   | 'PROPOSAL_CHANGES_REQUESTED'
-  /** The deadline or the approval’s validity passed before execution; approvals are void. */
-  | 'PROPOSAL_EXPIRED'
   /** A proposal was escalated to a role or a principal, with a reason: by hand (escalateProposal) or by "system" (PROPOSAL_ESCALATION: pending too long, outcome unknown too long; once each). */
   | 'PROPOSAL_ESCALATED'
-  /** A reviewer took the review lease on a proposal. */
-  | 'PROPOSAL_LEASE_CLAIMED'
+  /** The deadline or the approval’s validity passed before execution; approvals are void. */
+  | 'PROPOSAL_EXPIRED'
   /** Someone allowed to (holdProposal) stopped a PENDING or APPROVED proposal, with a reason: ON_HOLD; details say where it was and whether a review lease ended with the hold. */
   | 'PROPOSAL_HELD'
+  /** A reviewer took the review lease on a proposal. */
+  | 'PROPOSAL_LEASE_CLAIMED'
   /** A proposal’s review lease lapsed (recorded once). */
   | 'PROPOSAL_LEASE_EXPIRED'
   /** The holder gave a proposal back undecided. */
@@ -203,10 +203,10 @@ export type EventType =
   | 'PROPOSAL_RECONCILED'
   /** A reviewer rejected the proposal, with a reason. */
   | 'PROPOSAL_REJECTED'
-  /** An approver reviewed a proposal a policy approved at submission (approvers: 0) after it was executed: details name the reviewer, the verdict (CONFIRMED or PROBLEM), the comment and the policy. */
-  | 'PROPOSAL_REVIEWED_AFTER'
   /** An ADMIN resumed a held proposal, with a reason: back to where it was held from, or EXPIRED (then PROPOSAL_EXPIRED follows) when that no longer holds. */
   | 'PROPOSAL_RESUMED'
+  /** An approver reviewed a proposal a policy approved at submission (approvers: 0) after it was executed: details name the reviewer, the verdict (CONFIRMED or PROBLEM), the comment and the policy. */
+  | 'PROPOSAL_REVIEWED_AFTER'
   /** The target’s fingerprint changed; approvals are void and nothing runs. */
   | 'PROPOSAL_STALE'
   /** A proposer submitted an action proposal (or a new revision of one). */

@@ -138,6 +138,7 @@ export async function recordProposalDeadlines(deps: ProposalDeps, limit: number)
         const proposal = await move(tx, current, transition(current.state, 'OUTCOME_UNKNOWN'), {
           ...NO_LEASE,
           leaseExpiryRecorded: true,
+          outcomeUnknownAt: now,
           stateReason: `The execution lease of ${current.claimedBy} lapsed without a reported result.`,
         });
         await proposalEvent(sql, proposal, 'EXECUTION_OUTCOME_UNKNOWN', 'system', now, {
@@ -151,7 +152,6 @@ export async function recordProposalDeadlines(deps: ProposalDeps, limit: number)
       }
       changed++;
     }
-          outcomeUnknownAt: now,
     if (changed >= limit) return changed;
     // Read from the lapsesAt index, oldest first; a proposal with several due is handled once.
     const lapsing = await tx.proposalApproval.findMany({
@@ -192,10 +192,10 @@ export async function nextProposalDeadline(deps: ProposalDeps): Promise<Date | n
       orderBy: { lapsesAt: 'asc' },
       select: { lapsesAt: true },
     }),
+    deps.escalation ? nextEscalation(deps, deps.escalation) : null,
   ]);
   const times = [deadline?.deadline, approval?.approvalExpiresAt, lease?.leaseExpiresAt, lapse?.lapsesAt, escalation].filter(
     (time): time is Date => time instanceof Date,
   );
   return times.length === 0 ? null : new Date(Math.min(...times.map((time) => time.getTime())));
 }
-    deps.escalation ? nextEscalation(deps, deps.escalation) : null,
