@@ -99,8 +99,8 @@ describe('automatic escalation, announced when it falls due', () => {
       { id },
       admin.headers,
     );
-    const escalated = ((await response.json()) as { data: { escalateProposal: { proposal: Record<string, unknown> } } }).data.escalateProposal
-      .proposal;
+    const escalated = ((await response.json()) as { data: { escalateProposal: { proposal: Record<string, unknown> } } }).data
+      .escalateProposal.proposal;
     expect(escalated).toMatchObject({ escalatedTo: 'pricing-lead', escalatedAt: server.clock.now().toISOString() });
     expect(escalated.blockedReason).toContain('Escalated to pricing-lead.');
     await server.settle();
@@ -169,7 +169,10 @@ describe('automatic escalation, announced when it falls due', () => {
       );
       await settleBoth();
       server.clock.advance(3600_000);
-      await Promise.all([recordProposalDeadlines(deps, 200), recordProposalDeadlines({ db: elsewhere, clock: server.clock, escalation: POLICY }, 200)]);
+      await Promise.all([
+        recordProposalDeadlines(deps, 200),
+        recordProposalDeadlines({ db: elsewhere, clock: server.clock, escalation: POLICY }, 200),
+      ]);
       await settleBoth();
       const recorded = await events('PROPOSAL_ESCALATED');
       expect(recorded).toHaveLength(submitted.length);
@@ -187,7 +190,9 @@ describe('PROPOSAL_ESCALATION configuration', () => {
       outcomeUnknownAfterSeconds: 600,
       to: 'night-shift',
     });
-    expect(() => escalationConfig('{"to":"ADMIN"}')).toThrow(/PROPOSAL_ESCALATION: .*give pendingAfterSeconds, outcomeUnknownAfterSeconds or both/);
+    expect(() => escalationConfig('{"to":"ADMIN"}')).toThrow(
+      /PROPOSAL_ESCALATION: .*give pendingAfterSeconds, outcomeUnknownAfterSeconds or both/,
+    );
     expect(() => escalationConfig('{"pendingAfterSeconds":10,"to":"ADMIN"}')).toThrow(/pendingAfterSeconds: must be at least 60 seconds/);
     expect(() => escalationConfig('{"pendingAfterSeconds":600,"to":"system"}')).toThrow(/to: must name a role or a principal/);
     expect(() => escalationConfig('{"pendingAfterSeconds":600,"to":"ADMIN","extra":1}')).toThrow(/PROPOSAL_ESCALATION/);
@@ -243,11 +248,9 @@ describe('assigning a proposal, and the queue filtered by assignee', () => {
       code: 'INVALID_TEXT',
     });
     const cancelled = await server.as('assign-admin', ['ADMIN']);
-    await post(
-      cancelled,
-      `mutation($id: ID!) { cancelProposal(input: { id: $id, reason: "Withdrawn." }) { __typename } }`,
-      { id: gid(second.id) },
-    );
+    await post(cancelled, `mutation($id: ID!) { cancelProposal(input: { id: $id, reason: "Withdrawn." }) { __typename } }`, {
+      id: gid(second.id),
+    });
     expect((await post(lead, ASSIGN, { id: gid(second.id), assignee: 'mori' })).data?.assignProposal).toMatchObject({
       code: 'PROPOSAL_STATE_CONFLICT',
     });

@@ -63,7 +63,8 @@ describe('holding and resuming a proposal', () => {
     (await data(agent, SUBMIT, { recordId, deadline: deadline?.toISOString() ?? null })).submitProposal.proposal.id as string;
   const hold = async (client: TestClient, id: string, reason = 'Customer disputes the charge.') =>
     (await data(client, HOLD, { id, reason })).holdProposal;
-  const resume = async (client: TestClient, id: string, reason = 'Dispute settled.') => (await data(client, RESUME, { id, reason })).resumeProposal;
+  const resume = async (client: TestClient, id: string, reason = 'Dispute settled.') =>
+    (await data(client, RESUME, { id, reason })).resumeProposal;
   const proposal = async (id: string) => (await data(kai, PROPOSAL, { id })).node;
   async function approve(id: string) {
     const claim = (await data(rei, CLAIM, { id })).claimProposal;
@@ -78,8 +79,15 @@ describe('holding and resuming a proposal', () => {
     expect(claim.claimed).toBe(true);
 
     const held = await hold(kai, id);
-    expect(held.proposal).toMatchObject({ state: 'ON_HOLD', heldFrom: 'PENDING', heldBy: 'kai', stateReason: 'Customer disputes the charge.' });
-    expect(held.proposal.blockedReason).toMatch(/^On hold by kai \(Customer disputes the charge\.\): nobody may claim, review or execute it/);
+    expect(held.proposal).toMatchObject({
+      state: 'ON_HOLD',
+      heldFrom: 'PENDING',
+      heldBy: 'kai',
+      stateReason: 'Customer disputes the charge.',
+    });
+    expect(held.proposal.blockedReason).toMatch(
+      /^On hold by kai \(Customer disputes the charge\.\): nobody may claim, review or execute it/,
+    );
     expect(held.proposal.blockedReason).toMatch(/ADMIN role resumes it \(resumeProposal\): it would now return to PENDING/);
 
     // The reviewer's lease ended with the hold: its decision is refused, and nobody may take it.
@@ -104,7 +112,14 @@ describe('holding and resuming a proposal', () => {
     const history = resumed.proposal.history.edges.map((edge: any) => edge.node);
     expect(history.find((event: any) => event.type === 'PROPOSAL_HELD')).toMatchObject({
       actor: 'kai',
-      details: { from: 'PENDING', state: 'ON_HOLD', reason: 'Customer disputes the charge.', endedLease: true, leaseHolder: 'rei', leaseKind: 'REVIEW' },
+      details: {
+        from: 'PENDING',
+        state: 'ON_HOLD',
+        reason: 'Customer disputes the charge.',
+        endedLease: true,
+        leaseHolder: 'rei',
+        leaseKind: 'REVIEW',
+      },
     });
     expect(history.find((event: any) => event.type === 'PROPOSAL_RESUMED')).toMatchObject({
       actor: 'boss',
@@ -162,19 +177,28 @@ describe('holding and resuming a proposal', () => {
     server.clock.advance(11 * MINUTE);
     await server.settle();
     expect((await proposal(id)).state).toBe('ON_HOLD');
-    expect((await resume(admin, id)).proposal).toMatchObject({ state: 'EXPIRED', stateReason: 'The deadline passed while it was on hold.' });
+    expect((await resume(admin, id)).proposal).toMatchObject({
+      state: 'EXPIRED',
+      stateReason: 'The deadline passed while it was on hold.',
+    });
   });
 
   it('a held proposal may still be cancelled, or made STALE by a changed target; final ones cannot be held', async () => {
     const cancelled = await submit('cancelled');
     await hold(kai, cancelled);
-    expect((await data(agent, CANCEL, { id: cancelled })).cancelProposal.proposal).toMatchObject({ state: 'CANCELLED', heldFrom: null, heldBy: null });
+    expect((await data(agent, CANCEL, { id: cancelled })).cancelProposal.proposal).toMatchObject({
+      state: 'CANCELLED',
+      heldFrom: null,
+      heldBy: null,
+    });
     expect(await hold(kai, cancelled)).toMatchObject({ code: 'PROPOSAL_STATE_CONFLICT', message: expect.stringContaining('final') });
 
     const stale = await submit('stale');
     await approve(stale);
     await hold(kai, stale);
-    expect((await data(executor, REPORT_STATE, { recordId: 'stale' })).reportTargetState).toMatchObject({ __typename: 'ReportTargetStatePayload' });
+    expect((await data(executor, REPORT_STATE, { recordId: 'stale' })).reportTargetState).toMatchObject({
+      __typename: 'ReportTargetStatePayload',
+    });
     expect(await proposal(stale)).toMatchObject({ state: 'STALE', heldFrom: null, approvals: [{ approver: 'rei', voidReason: 'STALE' }] });
   });
 
@@ -190,7 +214,11 @@ describe('holding and resuming a proposal', () => {
       );
       await hold(kai, id);
       await resume(admin, id);
-      await waitFor(() => events.data.length >= 3, 5_000, () => JSON.stringify(events.data));
+      await waitFor(
+        () => events.data.length >= 3,
+        5_000,
+        () => JSON.stringify(events.data),
+      );
       expect(events.data.map((event) => [event.proposalEvents.type, event.proposalEvents.actor])).toEqual([
         ['PROPOSAL_SUBMITTED', 'hold-agent'],
         ['PROPOSAL_HELD', 'kai'],

@@ -24,7 +24,11 @@ builder.mutationFields((t) => ({
       input: t.arg({
         required: true,
         description: 'Which and why.',
-        type: IdAndReason('HoldProposalInput', 'The proposal to hold.', 'Why it must stop (1–1000 characters); shown in its blockedReason.'),
+        type: IdAndReason(
+          'HoldProposalInput',
+          'The proposal to hold.',
+          'Why it must stop (1–1000 characters); shown in its blockedReason.',
+        ),
       }),
     },
     resolve: audited(async (_root, { input }, context) => ({
