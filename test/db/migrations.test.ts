@@ -273,7 +273,8 @@ describe('migrations', () => {
       'proposal:approved': 2,
     });
     // Every name is there, at zero where nothing is counted yet.
-    expect(after.prepare('SELECT count(*) FROM "QueueCounter"').pluck().get()).toBe(4 + 1 + 11 + 1);
+    // 12 proposal states since proposal_holds (ON_HOLD), which adds its counter.
+    expect(after.prepare('SELECT count(*) FROM "QueueCounter"').pluck().get()).toBe(4 + 1 + 12 + 1);
     after.exec(
       `UPDATE "Item" SET "leaseTokenHash" = NULL, "claimedBy" = NULL, "claimedAt" = NULL, "leaseExpiresAt" = NULL WHERE "recordId" = 'l1'`,
     );
@@ -342,6 +343,72 @@ describe('migrations', () => {
       { name: 'ApiKey_keyHash_key' },
       { name: 'ApiKey_name_idx' },
     ]);
+    after.close();
+  });
+  it('rebuild Proposal for ON_HOLD with foreign keys off, keeping every row and reference, the counters and their triggers', () => {
+    // The file as the release before proposal_holds left it: proposals (one a revision of another) that events,
+    // approvals and attempts refer to. The rebuild drops the table they refer to: only with foreign keys off.
+    counter += 1;
+    const dir = path.join(scratch, `migrations-${counter}`);
+    for (const migration of MIGRATIONS.filter((candidate) => candidate.name < '20261202060500_proposal_holds')) {
+      mkdirSync(path.join(dir, migration.name), { recursive: true });
+      copyFileSync(path.join(MIGRATIONS_DIR, migration.name, 'migration.sql'), path.join(dir, migration.name, 'migration.sql'));
+    }
+    const file = freshFile();
+    migrateDatabase(file, { dir });
+    const before = new Database(file);
+    const proposal = before.prepare(
+      `INSERT INTO "Proposal" ("batchId", "recordId", "revision", "previousId", "action", "parameters", "reason", "targetSystem", "targetId",
+         "currentValue", "proposedValue", "dataSource", "riskLevel", "fingerprint", "proposedBy", "createdAt", "approvalsRequired", "state")
+       VALUES ('b', ?, ?, ?, 'set', '{}', 'why', 'shop', 't', '1', '2', 'crawler', 'LOW', 'f', 'bot', 1, 1, ?)`,
+    );
+    proposal.run('r', 1, null, 'STALE');
+    proposal.run('r', 2, 1, 'PENDING');
+    proposal.run('u', 1, null, 'OUTCOME_UNKNOWN');
+    before.exec(`
+      INSERT INTO "Event" ("occurredAt", "type", "actor", "proposalId", "details") VALUES (1, 'PROPOSAL_SUBMITTED', 'bot', 1, '{}'), (1, 'PROPOSAL_SUBMITTED', 'bot', 2, '{}');
+      INSERT INTO "ProposalApproval" ("proposalId", "approver", "approvedAt") VALUES (2, 'rei', 2);
+      INSERT INTO "ExecutionAttempt" ("proposalId", "operationId", "number", "executor", "startedAt") VALUES (3, 'op', 1, 'exe', 3);
+    `);
+    const proposals = before.prepare('SELECT "id", "previousId", "state", "version" FROM "Proposal" ORDER BY "id"').all();
+    before.close();
+
+    expect(migrateDatabase(file)).toContain('20261202060500_proposal_holds');
+    const after = new Database(file);
+    after.pragma('foreign_keys = ON');
+    expect(after.prepare('SELECT "id", "previousId", "state", "version" FROM "Proposal" ORDER BY "id"').all()).toEqual(proposals);
+    expect(after.pragma('foreign_key_check')).toEqual([]);
+    expect(after.prepare('SELECT count(*) AS n FROM "Event" WHERE "proposalId" IS NOT NULL').get()).toEqual({ n: 2 });
+    // Already unknown at the upgrade: dated then, for automatic escalation.
+    expect(after.prepare(`SELECT "outcomeUnknownAt" IS NOT NULL AS dated FROM "Proposal" WHERE "id" = 3`).get()).toEqual({ dated: 1 });
+    // ON_HOLD is a state now, only with where it was held from; the counters follow it through the recreated triggers.
+    const count = (name: string) =>
+      (after.prepare('SELECT "value" FROM "QueueCounter" WHERE "name" = ?').get(name) as { value: number }).value;
+    expect([count('proposal:PENDING'), count('proposal:ON_HOLD')]).toEqual([1, 0]);
+    expect(() => after.prepare(`UPDATE "Proposal" SET "state" = 'ON_HOLD' WHERE "id" = 2`).run()).toThrow(/CHECK constraint failed/);
+    expect(() => after.prepare(`UPDATE "Proposal" SET "state" = 'ON_HOLD', "heldFrom" = 'EXECUTING' WHERE "id" = 2`).run()).toThrow(
+      /CHECK constraint failed/,
+    );
+    after.prepare(`UPDATE "Proposal" SET "state" = 'ON_HOLD', "heldFrom" = 'PENDING' WHERE "id" = 2`).run();
+    expect([count('proposal:PENDING'), count('proposal:ON_HOLD')]).toEqual([0, 1]);
+    // References are still enforced: a proposal others refer to cannot go.
+    expect(() => after.prepare(`DELETE FROM "Proposal" WHERE "id" = 1`).run()).toThrow(/FOREIGN KEY constraint failed/);
+    after.close();
+  });
+
+  it('roll back a migration run with foreign keys off that leaves a broken reference, recording nothing for it', () => {
+    const dir = copyOfMigrations();
+    addMigration(dir, '29991231000000_breaks_references', '-- leasehold: foreign_keys off\nDELETE FROM "Category";');
+    const file = freshFile();
+    migrateDatabase(file, { dir: copyOfMigrations() });
+    const db = new Database(file);
+    db.exec(`INSERT INTO "Category" ("name", "createdAt", "createdBy") VALUES ('a', 0, 'admin');
+      INSERT INTO "Item" ("batchId", "recordId", "proposedCategory", "reason", "createdAt", "addedBy") VALUES ('b', 'r', 'a', 'why', 1, 'p');`);
+    db.close();
+    expect(() => migrateDatabase(file, { dir })).toThrow(/29991231000000_breaks_references left 1 broken references/);
+    expect(recorded(file).map((row) => row.migration_name)).toEqual(MIGRATIONS.map((migration) => migration.name));
+    const after = new Database(file, { readonly: true });
+    expect(after.prepare('SELECT "name" FROM "Category"').all()).toEqual([{ name: 'a' }]);
     after.close();
   });
 });
