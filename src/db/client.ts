@@ -31,6 +31,7 @@ export type {
   Item,
   Proposal,
   ProposalApproval,
+  TargetState,
   WebhookDelivery,
 } from '../generated/prisma/client.js';
 export type {

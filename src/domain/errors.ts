@@ -54,6 +54,8 @@ export const ERROR_CODES = {
   SELF_RECONCILIATION: 'A reconciler may not reconcile a proposal it proposed or executed.',
   NOT_TARGET_STATE_REPORTER:
     'This principal may not report this target system’s state (TARGET_STATE_REPORTERS names who may; EXECUTORs for systems not named).',
+  STALE_FINGERPRINT:
+    'The fingerprint given is not the one the server last received for this target (reportTargetState or an execution’s report): read the target again.',
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

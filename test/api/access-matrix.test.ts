@@ -54,6 +54,7 @@ const EXPECTED: Record<string, Role[]> = {
   'Mutation.reviewExecutedProposal': ['REVIEWER'],
   'Mutation.recordManualExecution': ['EXECUTOR'],
   'Mutation.claimManualExecution': ['EXECUTOR'],
+  'Query.targetState': ALL,
   'Subscription.proposalEvents': ALL,
   'Subscription.queueEvents': ALL,
   'Subscription.itemEvents': ALL,
@@ -160,6 +161,8 @@ function operationFor(field: string, role: Role): { query: string; variables?: R
       return {
         query: `mutation { recordManualExecution(input: { id: "${UNKNOWN_PROPOSAL}", fingerprint: "fp", reason: "r", evidence: "e" }) { __typename } }`,
       };
+    case 'Query.targetState':
+      return { query: 'query { targetState(system: "s", recordId: "r") { fingerprint } }' };
     case 'Mutation.claimManualExecution':
       return { query: `mutation { claimManualExecution(input: { id: "${UNKNOWN_PROPOSAL}", reason: "r" }) { __typename } }` };
     default:

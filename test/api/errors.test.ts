@@ -990,6 +990,8 @@ describe('error code catalogue', () => {
     'RISK_BELOW_MINIMUM',
     'SELF_RECONCILIATION',
     'NOT_TARGET_STATE_REPORTER',
+    // The remembered target state: test/db/target-state.test.ts, test/api/proposal-target-state.test.ts.
+    'STALE_FINGERPRINT',
   ];
 
   it('every code in src/domain/errors.ts is produced by a test (above, or in the proposal tests) or is a documented race guard', () => {

@@ -14,7 +14,7 @@ async function run(client: TestClient, url: string, query: string, variables: Re
 
 const SUBMIT = `mutation($recordId: String!, $risk: RiskLevel!, $fingerprint: String!, $revision: Int) {
   submitProposal(input: { batchId: "refunds", recordId: $recordId, revision: $revision, action: "refund", parameters: { invoice: "inv-7", amount: 120 },
-    reason: "Duplicate charge", target: { system: "billing", recordId: "inv-7" }, currentValue: { paid: 240 }, proposedValue: { paid: 120 },
+    reason: "Duplicate charge", target: { system: "billing", recordId: $recordId }, currentValue: { paid: 240 }, proposedValue: { paid: 120 },
     dataSource: "ledger export 2026-11-30", riskLevel: $risk, fingerprint: $fingerprint }) {
     ... on SubmitProposalPayload { created proposal { id state revision approvalsRequired blockedReason } }
     ... on UserError { code field message }

@@ -118,6 +118,8 @@ export type ErrorCode =
   | 'SELF_RECONCILIATION'
   /** A principal may not review an item it proposed. */
   | 'SELF_REVIEW'
+  /** The fingerprint given is not the one the server last received for this target (reportTargetState or an execution’s report): read the target again. */
+  | 'STALE_FINGERPRINT'
   /** A single call may add at most 500 items. */
   | 'TOO_MANY_ITEMS'
   /** No valid credential: send `Authorization: Bearer <API key or JWT>` (WebSocket: connectionParams.authorization). */

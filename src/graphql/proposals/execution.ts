@@ -1,6 +1,6 @@
 // GraphQL for action proposals, execution: target state reports, the execution claim, the attempt with
 // its fingerprint check, the reported outcome and a manual execution.
-import type { ExecutionAttempt, Proposal } from '../../db/client.js';
+import type { ExecutionAttempt, Proposal, TargetState } from '../../db/client.js';
 import {
   claimExecution,
   claimManualExecution,
@@ -10,6 +10,7 @@ import {
   reportTargetState,
   startExecutionAttempt,
 } from '../../services/proposals/index.js';
+import { readTargetState } from '../../services/proposals/target-state.js';
 import { audited, builder, refusals, requires } from '../builder.js';
 import { AttemptRef, deps, IssuedProposalLease, ProposalPayload, ProposalRef, proposalIdOf, TargetInput, targetRecordId } from './types.js';
 
@@ -25,6 +26,38 @@ const ExecutionOutcomeEnum = builder.enumType('ExecutionOutcome', {
     },
   },
 });
+
+const TargetStateRef = builder.objectRef<TargetState>('TargetState').implement({
+  description: 'What the server last heard of a target’s state: its fingerprint, when, from whom and how.',
+  fields: (t) => ({
+    system: t.exposeString('targetSystem', { description: 'The target system.' }),
+    recordId: t.exposeString('targetId', { description: 'The record in it.' }),
+    fingerprint: t.exposeString('fingerprint', {
+      description: 'The last fingerprint reported: submissions and approvals against another one are refused (STALE_FINGERPRINT).',
+    }),
+    reportedAt: t.expose('reportedAt', { type: 'DateTime', description: 'When it was reported (server clock).' }),
+    reportedBy: t.exposeString('reportedBy', { description: 'The principal that reported it.' }),
+    source: t.exposeString('source', {
+      description:
+        'REPORT (reportTargetState), EXECUTION (reportExecutionResult with a fingerprint) or RECONCILIATION (reconcileProposal).',
+    }),
+  }),
+});
+
+builder.queryFields((t) => ({
+  targetState: t.field({
+    type: TargetStateRef,
+    nullable: true,
+    authScopes: requires('Query', 'targetState', 'readQueue'),
+    description:
+      'The last state reported for a target (null when none was): the fingerprint proposals of it must be made and approved against.',
+    args: {
+      system: t.arg.string({ required: true, description: 'The target system.' }),
+      recordId: t.arg.string({ required: true, description: 'The record in it.' }),
+    },
+    resolve: (_root, args, context) => readTargetState(deps(context), args.system, args.recordId),
+  }),
+}));
 
 builder.mutationFields((t) => ({
   reportTargetState: t.field({
@@ -194,6 +227,10 @@ builder.mutationFields((t) => ({
             outcome: f.field({ type: ExecutionOutcomeEnum, required: true, description: 'What you know happened.' }),
             response: f.field({ type: 'JSON', description: 'What the remote system answered (≤ 16 KiB).' }),
             correlationId: f.string({ description: 'The remote system’s id for the request.' }),
+            fingerprint: f.string({
+              description:
+                'The target’s fingerprint read after the attempt, if you read it: the server remembers it (targetState), and other proposals of the target made against another one become STALE. With FAILED_BEFORE_SEND, one other than the approved means the target changed → STALE.',
+            }),
           }),
         }),
       }),

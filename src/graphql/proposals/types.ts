@@ -212,7 +212,11 @@ builder.node(ProposalRef, {
       nullable: true,
       description: 'Idempotency key for the remote system: one per approval, the same for every attempt.',
     }),
-    leaseKind: t.exposeString('leaseKind', { nullable: true, description: 'REVIEW or EXECUTION, while a lease is on it.' }),
+    leaseKind: t.string({
+      nullable: true,
+      description: 'REVIEW, EXECUTION, or MANUAL_EXECUTION (claimManualExecution), while a lease is on it.',
+      resolve: (p) => (p.leaseKind === 'EXECUTION' && p.manualLease ? 'MANUAL_EXECUTION' : p.leaseKind),
+    }),
     claimedBy: t.exposeString('claimedBy', { nullable: true, description: 'Holder of the current review or execution lease.' }),
     leaseExpiresAt: t.expose('leaseExpiresAt', { type: 'DateTime', nullable: true, description: 'When that lease lapses.' }),
     attempts: t.field({
@@ -254,7 +258,10 @@ export const IssuedProposalLease = builder.objectRef<{ token: string; proposal: 
   description: 'A lease just granted. The token is shown here once; only its hash is stored.',
   fields: (t) => ({
     token: t.exposeString('token', { description: 'Proof of holding. Keep it secret; it is never shown again.' }),
-    kind: t.string({ description: 'REVIEW or EXECUTION.', resolve: (l) => l.proposal.leaseKind ?? '' }),
+    kind: t.string({
+      description: 'REVIEW, EXECUTION, or MANUAL_EXECUTION (claimManualExecution).',
+      resolve: (l) => (l.proposal.leaseKind === 'EXECUTION' && l.proposal.manualLease ? 'MANUAL_EXECUTION' : (l.proposal.leaseKind ?? '')),
+    }),
     claimedBy: t.string({ description: 'Who holds it.', resolve: (l) => l.proposal.claimedBy ?? '' }),
     holder: t.string({
       description: 'Who holds it.',

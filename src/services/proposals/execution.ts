@@ -25,6 +25,7 @@ import {
   rulesOf,
   voidApprovals,
 } from './shared.js';
+import { describeRemembered, rememberedTargetState, rememberTargetState } from './target-state.js';
 
 export interface ExecutionClaim {
   proposal: Proposal;
@@ -122,6 +123,7 @@ export async function claimManualExecution(
     }
     const proposal = await move(tx, current, transition(current.state, 'CLAIM_EXECUTION'), {
       leaseKind: 'EXECUTION',
+      manualLease: true,
       leaseTokenHash: hashLeaseToken(token),
       claimedBy: actor.name,
       claimedAt: now,
@@ -168,6 +170,13 @@ export async function startExecutionAttempt(
     if (fingerprint !== held.fingerprint) {
       const reason = `At execution the target's fingerprint was ${fingerprint.slice(0, 60)}, not the approved ${held.fingerprint.slice(0, 60)}.`;
       const proposal = await markStale(tx, sql, held, { actor, now, fingerprint, reason });
+      return { proposal, attempt: null };
+    }
+    // The target was reported changed since (a report while it was EXECUTING): the fingerprint presented is an old read.
+    const remembered = await rememberedTargetState(tx, held.targetSystem, held.targetId);
+    if (remembered && remembered.fingerprint !== fingerprint) {
+      const reason = `At execution the fingerprint presented was ${fingerprint.slice(0, 60)}, but the target was reported since as ${describeRemembered(remembered)}: nothing may run against an old read.`;
+      const proposal = await markStale(tx, sql, held, { actor, now, fingerprint: remembered.fingerprint, reason });
       return { proposal, attempt: null };
     }
     if (!approvalStillValid(held, now)) {
@@ -218,9 +227,10 @@ const OUTCOME_OPERATION: Record<ExecutionOutcome, ProposalOperation> = {
 export async function reportExecutionResult(
   deps: ProposalDeps,
   actor: Actor,
-  input: { token: string; outcome: ExecutionOutcome; response?: unknown; correlationId?: string | null },
+  input: { token: string; outcome: ExecutionOutcome; response?: unknown; correlationId?: string | null; fingerprint?: string | null },
 ): Promise<Proposal> {
   const response = input.response === undefined ? null : jsonText(input.response, 'response');
+  const fingerprint = input.fingerprint == null ? null : validateText(input.fingerprint, 'fingerprint', PROPOSAL_LIMITS.fingerprint);
   const correlationId = input.correlationId == null ? null : validateText(input.correlationId, 'correlationId', LIMITS.reason);
   return deps.db.write(async (tx, sql) => {
     const now = deps.clock.now();
@@ -236,7 +246,9 @@ export async function reportExecutionResult(
       });
     }
     const valid = approvalStillValid(held, now);
-    const to = transition(held.state, OUTCOME_OPERATION[input.outcome], { approvalValid: valid, fingerprintMatches: true });
+    // Nothing sent but the target reads differently now: it changed under the proposal (FAILED_BEFORE_SEND → STALE).
+    const fingerprintMatches = fingerprint === null || fingerprint === held.fingerprint;
+    const to = transition(held.state, OUTCOME_OPERATION[input.outcome], { approvalValid: valid, fingerprintMatches });
     const proposal = await move(tx, held, to, {
       ...NO_LEASE,
       stateReason:
@@ -246,7 +258,7 @@ export async function reportExecutionResult(
             ? `Attempt ${attempt.number} ended ${input.outcome}.`
             : 'Failed before sending, before any attempt was started.',
     });
-    if (to === 'EXPIRED') await voidApprovals(tx, held.id, now, 'EXPIRED');
+    if (to === 'EXPIRED' || to === 'STALE') await voidApprovals(tx, held.id, now, to);
     const type =
       to === 'EXECUTED'
         ? 'EXECUTION_SUCCEEDED'
@@ -256,7 +268,9 @@ export async function reportExecutionResult(
             ? 'EXECUTION_OUTCOME_UNKNOWN'
             : to === 'APPROVED'
               ? 'EXECUTION_RETURNED'
-              : 'PROPOSAL_EXPIRED';
+              : to === 'STALE'
+                ? 'PROPOSAL_STALE'
+                : 'PROPOSAL_EXPIRED';
     // The answer and the remote's id go into the immutable history too, not only onto the updatable attempt row.
     await proposalEvent(sql, proposal, type, actor.name, now, {
       from: held.state,
@@ -265,7 +279,19 @@ export async function reportExecutionResult(
       operationId: held.operationId,
       correlationId: correlationId ?? attempt?.correlationId ?? null,
       response,
+      ...(fingerprint === null ? {} : { reportedFingerprint: fingerprint }),
     });
+    // The target's fingerprint as the executor read it after the attempt: remembered, other proposals of it checked.
+    if (fingerprint !== null) {
+      await rememberTargetState(tx, sql, {
+        targetSystem: held.targetSystem,
+        targetId: held.targetId,
+        fingerprint,
+        actor,
+        now,
+        source: 'EXECUTION',
+      });
+    }
     return proposal;
   });
 }
@@ -367,16 +393,7 @@ export async function reportTargetState(
       at: now,
       details: { target: `${targetSystem}/${targetId}`, fingerprint },
     });
-    const affected = await tx.proposal.findMany({
-      where: { targetSystem, targetId, state: { in: ['PENDING', 'APPROVED'] }, fingerprint: { not: fingerprint } },
-      orderBy: { id: 'asc' },
-    });
-    const stale: Proposal[] = [];
-    for (const current of affected) {
-      const reason = `The target's fingerprint is now ${fingerprint.slice(0, 60)}; this revision was made against ${current.fingerprint.slice(0, 60)}.`;
-      const proposal = await markStale(tx, sql, current, { actor, now, fingerprint, reason });
-      stale.push(proposal);
-    }
-    return stale;
+    // Remembered, and every proposal of the target not yet executing made against another fingerprint → STALE.
+    return rememberTargetState(tx, sql, { targetSystem, targetId, fingerprint, actor, now, source: 'REPORT' });
   });
 }

@@ -1,6 +1,8 @@
 // Action proposals (seed B): the public API of the proposal workflow, one module per lifecycle stage.
 // Each operation is one transaction that checks the caller, the current state (through domain/proposal.ts
 // `transition`) and the data, then writes the change and its events together. Import from here.
+
+export { reviewExecutedProposal } from './after-review.js';
 export {
   claimExecution,
   claimManualExecution,
@@ -11,10 +13,9 @@ export {
   reportTargetState,
   startExecutionAttempt,
 } from './execution.js';
-export { reviewExecutedProposal } from './after-review.js';
 export { type NewProposal, submitProposal } from './intake.js';
-export { nextProposalDeadline, reconcileProposal, recordProposalDeadlines } from './recovery.js';
 export { assignProposal, escalateProposal, holdProposal, resumeProposal } from './oversight.js';
+export { nextProposalDeadline, reconcileProposal, recordProposalDeadlines } from './recovery.js';
 export {
   cancelProposal,
   claimProposal,

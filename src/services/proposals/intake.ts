@@ -9,6 +9,7 @@ import { riskBelow } from '../../domain/proposal-rules.js';
 import { LIMITS, validateText } from '../../domain/validation.js';
 import type { Actor } from '../context.js';
 import { jsonText, move, PROPOSAL_LIMITS, type ProposalDeps, policyOf, proposalEvent, rulesOf } from './shared.js';
+import { requireCurrentFingerprint } from './target-state.js';
 
 export interface NewProposal {
   batchId: string;
@@ -129,6 +130,8 @@ export async function submitProposal(
     if (valid.deadline && valid.deadline.getTime() <= now.getTime()) {
       throw new DomainError('INVALID_ARGUMENT', 'deadline must be in the future.', 'deadline');
     }
+    // The server remembers the target's last reported fingerprint: a proposal made against another one is refused.
+    await requireCurrentFingerprint(tx, valid, valid.fingerprint, 'This proposal');
     // Risk is not the proposer's to lower: the action's configured floor (PROPOSAL_ACTIONS), then the previous revision's level.
     const floor = Object.hasOwn(rulesOf(deps).actions, valid.action) ? rulesOf(deps).actions[valid.action]?.minimumRisk : undefined;
     if (floor && riskBelow(valid.riskLevel, floor)) {

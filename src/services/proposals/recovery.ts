@@ -18,6 +18,7 @@ import {
   proposalEvent,
   voidApprovals,
 } from './shared.js';
+import { rememberTargetState } from './target-state.js';
 
 /**
  * Who executed a proposal: every principal that claimed its execution (EXECUTION_CLAIMED, whether or not it
@@ -86,6 +87,18 @@ export async function reconcileProposal(
     } else if (to === 'EXPIRED') {
       const why = current.deadline && current.deadline.getTime() <= now.getTime() ? 'DEADLINE' : 'APPROVAL_VALIDITY';
       await proposalEvent(sql, proposal, 'PROPOSAL_EXPIRED', actor.name, now, { from: current.state, why, via: 'RECONCILIATION' });
+    }
+    // The target's fingerprint the reconciler read: remembered, other proposals of the target checked against it.
+    if (input.fingerprint != null && input.fingerprint !== '') {
+      const fingerprint = validateText(input.fingerprint, 'fingerprint', PROPOSAL_LIMITS.fingerprint);
+      await rememberTargetState(tx, sql, {
+        targetSystem: current.targetSystem,
+        targetId: current.targetId,
+        fingerprint,
+        actor,
+        now,
+        source: 'RECONCILIATION',
+      });
     }
     return proposal;
   });

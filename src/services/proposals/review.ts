@@ -18,6 +18,7 @@ import {
   proposalEvent,
   voidApprovals,
 } from './shared.js';
+import { requireCurrentFingerprint } from './target-state.js';
 
 export interface ProposalClaim {
   proposal: Proposal;
@@ -193,6 +194,8 @@ export async function reviewProposal(deps: ProposalDeps, actor: Actor, input: Re
         'fingerprint',
       );
     }
+    // Never an approval of data the server knows changed (a remembered fingerprint other than the proposal's).
+    await requireCurrentFingerprint(tx, held, held.fingerprint, `Revision ${held.revision}`);
     // Approvals past their window no longer count (they would have lapsed at that moment anyway).
     const current = await lapseApprovals(tx, sql, held, now);
     const policy = policyOf(deps, current.riskLevel);

@@ -127,7 +127,14 @@ export async function move(
   return { ...proposal, ...data, state: to, version: proposal.version + 1 };
 }
 
-export const NO_LEASE = { leaseKind: null, leaseTokenHash: null, claimedBy: null, claimedAt: null, leaseExpiresAt: null } as const;
+export const NO_LEASE = {
+  leaseKind: null,
+  manualLease: null,
+  leaseTokenHash: null,
+  claimedBy: null,
+  claimedAt: null,
+  leaseExpiresAt: null,
+} as const;
 
 export async function voidApprovals(tx: WriteTx, proposalId: number, now: Date, reason: string): Promise<number> {
   const voided = await tx.proposalApproval.updateMany({

@@ -1,0 +1,79 @@
+// Action proposals, what the server knows of each target's current state (issue 17, item 2): the last
+// fingerprint reported for (targetSystem, targetId), when, by whom and how. Reports (reportTargetState) and
+// executions that report the target's fingerprint (a result, a reconciliation) write it in their own
+// transaction, making proposals of that target made against another fingerprint STALE; submissions,
+// approvals and execution attempts against another fingerprint are refused or stopped.
+import type { Proposal, TargetState, TxSql, WriteTx } from '../../db/client.js';
+import { DomainError } from '../../domain/errors.js';
+import type { Actor, ServiceDeps } from '../context.js';
+import { markStale } from './shared.js';
+
+/** How a fingerprint reached the server. */
+export type TargetStateSource = 'REPORT' | 'EXECUTION' | 'RECONCILIATION';
+
+/** The states a report makes STALE when their fingerprint differs: not yet executing. */
+const BEFORE_EXECUTION = ['PENDING', 'APPROVED', 'ON_HOLD'] as const;
+
+/** The remembered state of a target, or null when none was ever reported. */
+export async function rememberedTargetState(tx: WriteTx, targetSystem: string, targetId: string): Promise<TargetState | null> {
+  return tx.targetState.findUnique({ where: { targetSystem_targetId: { targetSystem, targetId } } });
+}
+
+/** Reads the remembered state outside a write (the `targetState` query). */
+export async function readTargetState(deps: ServiceDeps, targetSystem: string, targetId: string): Promise<TargetState | null> {
+  return deps.db.read.targetState.findUnique({ where: { targetSystem_targetId: { targetSystem, targetId } } });
+}
+
+/** One line naming the remembered fingerprint, when and by whom, for refusals and reasons. */
+export function describeRemembered(remembered: TargetState): string {
+  return `${remembered.fingerprint.slice(0, 60)} (reported ${remembered.reportedAt.toISOString()} by ${remembered.reportedBy})`;
+}
+
+/**
+ * Refuses (STALE_FINGERPRINT, field `fingerprint`) when the server remembers another fingerprint for the
+ * target than `fingerprint`: what is submitted or approved must be the target as last reported.
+ */
+export async function requireCurrentFingerprint(
+  tx: WriteTx,
+  target: { targetSystem: string; targetId: string },
+  fingerprint: string,
+  what: string,
+): Promise<void> {
+  const remembered = await rememberedTargetState(tx, target.targetSystem, target.targetId);
+  if (remembered && remembered.fingerprint !== fingerprint) {
+    throw new DomainError(
+      'STALE_FINGERPRINT',
+      `${what} was made against fingerprint ${fingerprint.slice(0, 60)}, but ${target.targetSystem}/${target.targetId} was last reported as ${describeRemembered(remembered)}: read the target again and use its current fingerprint.`,
+      'fingerprint',
+    );
+  }
+}
+
+/**
+ * Remembers `fingerprint` as the target's current state (in the caller's transaction) and makes every proposal
+ * of that target not yet executing, made against another fingerprint, STALE (approvals void, events recorded).
+ * Returns those proposals.
+ */
+export async function rememberTargetState(
+  tx: WriteTx,
+  sql: TxSql,
+  change: { targetSystem: string; targetId: string; fingerprint: string; actor: Actor; now: Date; source: TargetStateSource },
+): Promise<Proposal[]> {
+  const { targetSystem, targetId, fingerprint, actor, now, source } = change;
+  const state = { fingerprint, reportedAt: now, reportedBy: actor.name, source };
+  await tx.targetState.upsert({
+    where: { targetSystem_targetId: { targetSystem, targetId } },
+    create: { targetSystem, targetId, ...state },
+    update: state,
+  });
+  const affected = await tx.proposal.findMany({
+    where: { targetSystem, targetId, state: { in: [...BEFORE_EXECUTION] }, fingerprint: { not: fingerprint } },
+    orderBy: { id: 'asc' },
+  });
+  const stale: Proposal[] = [];
+  for (const current of affected) {
+    const reason = `The target's fingerprint is now ${fingerprint.slice(0, 60)}; this revision was made against ${current.fingerprint.slice(0, 60)}.`;
+    stale.push(await markStale(tx, sql, current, { actor, now, fingerprint, reason }));
+  }
+  return stale;
+}
