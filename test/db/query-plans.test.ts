@@ -157,6 +157,9 @@ function cases(): Case[] {
     // The queue by assignee (issue 17, item 5), along (assignee, id).
     ['proposals, rare assignee', { assignee: 'dana-rare' }, false, true],
     ['proposals, assignee + states + deadlineBefore', { assignee: 'erin', states: ['PENDING'], deadlineBefore: since }],
+    // Seed B's queue: by age (createdBefore) and impact (riskLevels) among the states waiting for someone.
+    ['proposals, states + createdBefore (age)', { states: ['PENDING', 'ON_HOLD'], createdBefore: since }],
+    ['proposals, states + riskLevels + createdBefore', { states: ['PENDING'], riskLevels: ['HIGH', 'CRITICAL'], createdBefore: since }],
     // Executed automatically and awaiting review afterwards (issue 17, item 7): few rows, along (afterReview, id).
     ['proposals, afterReview PENDING', { afterReview: ['PENDING'] }, false, true],
     ['proposals, afterReview PENDING + riskLevels', { afterReview: ['PENDING'], riskLevels: ['LOW'] }, false, true],
