@@ -51,7 +51,7 @@ describe('proposal statistics of an empty queue', () => {
   it('counts zero everywhere and has no oldest age or wait quantiles', async () => {
     const stats = await proposalStats({ db: server.db, clock: server.clock });
     expect(Object.values(stats.byState).every((count) => count === 0)).toBe(true);
-    expect(Object.keys(stats.byState)).toHaveLength(11);
+    expect(Object.keys(stats.byState)).toHaveLength(12);
     expect(stats.pendingByAge).toEqual({ lt_1h: 0, '1h_to_4h': 0, '4h_to_24h': 0, gte_24h: 0 });
     expect(stats.oldestPendingAgeSeconds).toBeNull();
     expect(stats.waitTimes).toEqual({ decisions: 0, p50Seconds: null, p95Seconds: null });
@@ -195,6 +195,7 @@ describe('proposal statistics of a known queue', () => {
       EXECUTED: 1,
       FAILED: 1,
       OUTCOME_UNKNOWN: 1,
+      ON_HOLD: 0,
     });
   });
 

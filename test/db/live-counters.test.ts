@@ -52,6 +52,7 @@ const STATES = [
   'EXECUTED',
   'FAILED',
   'OUTCOME_UNKNOWN',
+  'ON_HOLD',
 ] as const;
 
 type Op =
