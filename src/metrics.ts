@@ -46,6 +46,7 @@ export class Metrics {
   private readonly proposals: Gauge<'state'>;
   private readonly proposalsPendingByAge: Gauge<'bucket'>;
   private readonly proposalsNeedingReconciliation: Gauge;
+  private readonly proposalsAwaitingReviewAfter: Gauge;
   private readonly oldestPendingProposal: Gauge;
   private readonly proposalDecisions: Counter<'decision'>;
   private readonly proposalExpiries: Counter;
@@ -130,6 +131,11 @@ export class Metrics {
       help: 'Action proposals in OUTCOME_UNKNOWN: executed or not is unknown until a reconciler (RECONCILER) reconciles them.',
       registers,
     });
+    this.proposalsAwaitingReviewAfter = new Gauge({
+      name: 'leasehold_proposals_awaiting_review_after_execution',
+      help: 'Action proposals executed without a review before (approvers: 0) and not yet reviewed afterwards (reviewExecutedProposal).',
+      registers,
+    });
     this.oldestPendingProposal = new Gauge({
       name: 'leasehold_oldest_pending_proposal_age_seconds',
       help: 'Age of the oldest pending action proposal by the server clock; 0 when none is pending.',
@@ -204,6 +210,7 @@ export class Metrics {
     for (const state of PROPOSAL_STATE_NAMES) this.proposals.set({ state }, proposals.byState[state]);
     for (const bucket of PENDING_AGE_BUCKETS) this.proposalsPendingByAge.set({ bucket }, proposals.pendingByAge[bucket]);
     this.proposalsNeedingReconciliation.set(proposals.byState.OUTCOME_UNKNOWN);
+    this.proposalsAwaitingReviewAfter.set(proposals.awaitingReviewAfterExecution);
     this.oldestPendingProposal.set(proposals.oldestPendingAgeSeconds ?? 0);
     return this.registry.metrics();
   }

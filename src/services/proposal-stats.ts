@@ -17,6 +17,8 @@ export interface ProposalCounts {
   pendingByAge: Record<PendingAgeBucket, number>;
   /** Age in seconds of the oldest PENDING proposal; null when none is pending. */
   oldestPendingAgeSeconds: number | null;
+  /** Executed without a review before (a policy with approvers: 0) and not yet reviewed afterwards. */
+  awaitingReviewAfterExecution: number;
 }
 
 /**
@@ -59,8 +61,8 @@ const STATE_NAMES = Object.keys(PROPOSAL_STATES) as ProposalState[];
 /**
  * One statement (one snapshot), every part an index read: the maintained counts by state and of
  * proposals ever approved (QueueCounter, kept by triggers: see the live_counters migration), three
- * range counts on (state, createdAt) each bounded by its age bucket, and the first pending proposal of
- * that index. The fourth bucket is the pending count less the other three.
+ * range counts on (state, createdAt) each bounded by its age bucket, the first pending proposal of
+ * that index, and a count on (afterReview, id) bounded by the proposals awaiting review after execution. The fourth bucket is the pending count less the other three.
  */
 export const PROPOSAL_COUNTS_SQL = `SELECT
   ${STATE_NAMES.map((state) => `(SELECT "value" FROM "QueueCounter" WHERE "name" = 'proposal:${state}') AS "${state}",`).join('\n  ')}
@@ -68,9 +70,10 @@ export const PROPOSAL_COUNTS_SQL = `SELECT
   (SELECT count(*) FROM "Proposal" WHERE "state" = 'PENDING' AND "createdAt" > ?) AS lt_1h,
   (SELECT count(*) FROM "Proposal" WHERE "state" = 'PENDING' AND "createdAt" <= ? AND "createdAt" > ?) AS h1_4,
   (SELECT count(*) FROM "Proposal" WHERE "state" = 'PENDING' AND "createdAt" <= ? AND "createdAt" > ?) AS h4_24,
-  (SELECT min("createdAt") FROM "Proposal" WHERE "state" = 'PENDING') AS oldest`;
+  (SELECT min("createdAt") FROM "Proposal" WHERE "state" = 'PENDING') AS oldest,
+  (SELECT count(*) FROM "Proposal" WHERE "afterReview" = 'PENDING') AS after_review`;
 
-type CountsRow = Record<ProposalState | 'approved' | 'lt_1h' | 'h1_4' | 'h4_24', Int> & { oldest: Int | Date };
+type CountsRow = Record<ProposalState | 'approved' | 'lt_1h' | 'h1_4' | 'h4_24' | 'after_review', Int> & { oldest: Int | Date };
 
 async function readCounts(deps: ServiceDeps): Promise<ProposalCounts & { approved: number }> {
   const now = deps.clock.now();
@@ -93,6 +96,7 @@ async function readCounts(deps: ServiceDeps): Promise<ProposalCounts & { approve
     byState,
     pendingByAge: { ...younger, gte_24h: byState.PENDING - younger.lt_1h - younger['1h_to_4h'] - younger['4h_to_24h'] },
     oldestPendingAgeSeconds: row.oldest == null ? null : Math.max(0, (at - num(row.oldest)) / 1000),
+    awaitingReviewAfterExecution: num(row.after_review),
     approved: num(row.approved),
   };
 }

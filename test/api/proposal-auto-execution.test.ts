@@ -62,6 +62,12 @@ describe('auto-execution with review afterwards', () => {
   }
   const submit = async (recordId: string, action: string, risk: string) =>
     (await post(agent, SUBMIT, { recordId, action, risk })).submitProposal;
+  async function awaitingCounts() {
+    const stats = (await post(rei, '{ proposalStats { awaitingReviewAfterExecution } }')).proposalStats.awaitingReviewAfterExecution;
+    const text = await (await fetch(`${server.url}/metrics`, { headers: rei.headers })).text();
+    const metrics = Number(/^leasehold_proposals_awaiting_review_after_execution (\S+)$/m.exec(text)?.[1]);
+    return { stats, metrics };
+  }
   async function execute(): Promise<string> {
     const claim = (await post(exa, CLAIM_EXECUTION)).claimExecution;
     expect(claim.claimed).toBe(true);
@@ -122,6 +128,8 @@ describe('auto-execution with review afterwards', () => {
     expect((await post(rei, AWAITING)).proposals.edges).toEqual([
       { node: { id, afterReview: 'PENDING', blockedReason: expect.stringContaining('reviews it afterwards (reviewExecutedProposal') } },
     ]);
+    // Counted for the queue's statistics and /metrics, like the other queues waiting for people.
+    expect(await awaitingCounts()).toEqual({ stats: 1, metrics: 1 });
 
     expect((await post(agent, REVIEW_AFTER, { id, verdict: 'CONFIRMED' })).reviewExecutedProposal).toMatchObject({
       code: 'SELF_APPROVAL',
@@ -152,6 +160,7 @@ describe('auto-execution with review afterwards', () => {
       },
     });
     expect((await post(rei, AWAITING)).proposals.edges).toEqual([]);
+    expect(await awaitingCounts()).toEqual({ stats: 0, metrics: 0 });
     expect((await post(rei, REVIEW_AFTER, { id, verdict: 'CONFIRMED' })).reviewExecutedProposal).toMatchObject({
       code: 'PROPOSAL_STATE_CONFLICT',
       message: expect.stringContaining('already reviewed after execution (PROBLEM)'),

@@ -63,6 +63,7 @@ describe('proposal statistics of an empty queue', () => {
       leasehold_proposals: 'gauge',
       leasehold_proposals_pending_by_age: 'gauge',
       leasehold_proposals_needing_reconciliation: 'gauge',
+      leasehold_proposals_awaiting_review_after_execution: 'gauge',
       leasehold_oldest_pending_proposal_age_seconds: 'gauge',
       leasehold_proposal_decisions_total: 'counter',
       leasehold_proposal_expiries_total: 'counter',

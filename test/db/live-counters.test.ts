@@ -340,6 +340,7 @@ describe('live counters', () => {
       ago(24 * HOUR_MS),
     );
     const [approved] = await db.query<{ n: unknown }>('SELECT count(*) AS n FROM "Proposal" WHERE "approvedAt" IS NOT NULL');
+    const [afterReview] = await db.query<{ n: unknown }>(`SELECT count(*) AS n FROM "Proposal" WHERE "afterReview" = 'PENDING'`);
     const decided = await db.query<{ created: unknown; decided: unknown }>(
       `SELECT p."createdAt" AS created, min(e."occurredAt") AS decided
        FROM "Proposal" p JOIN "Event" e ON e."proposalId" = p."id"
@@ -374,6 +375,7 @@ describe('live counters', () => {
           gte_24h: count(pending?.gte_24h),
         },
         oldestPendingAgeSeconds: oldestProposal === null ? null : Math.max(0, (at - oldestProposal.getTime()) / 1000),
+        awaitingReviewAfterExecution: count(afterReview?.n),
       },
       approved: count(approved?.n),
       waitTimes: { decisions: waits.length, p50Seconds: rank(50), p95Seconds: rank(95) },

@@ -72,6 +72,9 @@ const ProposalStatsRef = builder.objectRef<ProposalStats>('ProposalStats').imple
       description: 'OUTCOME_UNKNOWN: an admin must reconcile these.',
       resolve: (stats) => stats.totals.needingReconciliation,
     }),
+    awaitingReviewAfterExecution: t.exposeInt('awaitingReviewAfterExecution', {
+      description: 'Executed without a review before (a policy with approvers: 0) and awaiting review afterwards (reviewExecutedProposal).',
+    }),
     decisionWaitP50Seconds: t.float({
       nullable: true,
       description: 'Median seconds from submission to decision.',
