@@ -2,8 +2,7 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
-import { isServerName } from './domain/access.js';
-import type { EscalationPolicy } from './domain/escalation.js';
+import { type EscalationPolicy, escalationTarget } from './domain/escalation.js';
 import { EVENT_TYPES, type EventType } from './domain/events.js';
 import { parseSensitivePaths, SensitivePathError, type SensitivePaths } from './domain/masking.js';
 import { DEFAULT_POLICIES, type Policies, RISK_LEVELS } from './domain/proposal.js';
@@ -179,11 +178,24 @@ const escalationSchema = z
       .string()
       .min(1, 'must name a role or a principal')
       .max(100, 'must be at most 100 characters')
-      .refine((to) => to.trim() === to && !isServerName(to), "must name a role or a principal (not the server's own name)"),
+      .refine(
+        isEscalationTarget,
+        "must name a role or a principal: text without control characters or edge spaces, not the server's own name",
+      ),
   })
   .refine((policy) => policy.pendingAfterSeconds !== null || policy.outcomeUnknownAfterSeconds !== null, {
     message: 'give pendingAfterSeconds, outcomeUnknownAfterSeconds or both',
   });
+
+/** Whether `to` is what escalateProposal would accept, so the announcer never meets a target it refuses. */
+function isEscalationTarget(to: string): boolean {
+  try {
+    escalationTarget(to);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 /** PROPOSAL_ESCALATION, e.g. {"pendingAfterSeconds":3600,"outcomeUnknownAfterSeconds":600,"to":"ADMIN"}; none when unset. */
 export function escalationConfig(text: string | undefined): EscalationPolicy | null {

@@ -195,6 +195,8 @@ describe('PROPOSAL_ESCALATION configuration', () => {
     );
     expect(() => escalationConfig('{"pendingAfterSeconds":10,"to":"ADMIN"}')).toThrow(/pendingAfterSeconds: must be at least 60 seconds/);
     expect(() => escalationConfig('{"pendingAfterSeconds":600,"to":"system"}')).toThrow(/to: must name a role or a principal/);
+    expect(() => escalationConfig('{"pendingAfterSeconds":600,"to":"night\\u0007shift"}')).toThrow(/to: must name a role or a principal/);
+    expect(() => escalationConfig('{"pendingAfterSeconds":600,"to":" ADMIN"}')).toThrow(/to: must name a role or a principal/);
     expect(() => escalationConfig('{"pendingAfterSeconds":600,"to":"ADMIN","extra":1}')).toThrow(/PROPOSAL_ESCALATION/);
     expect(() => escalationConfig('not json')).toThrow(/PROPOSAL_ESCALATION must be JSON/);
   });
