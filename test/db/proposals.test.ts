@@ -1120,13 +1120,13 @@ describe('the manual path', () => {
         )
       ).code,
     ).toBe('PROPOSAL_STATE_CONFLICT');
-    expect(
-      (
-        await refusal(
-          recordManualExecution(t.deps, WORKER2, { id: executing.id, fingerprint: FP, reason: 'Billing API down.', evidence: 'Did it.' }),
-        )
-      ).code,
-    ).toBe('PROPOSAL_STATE_CONFLICT');
+    const held = await refusal(
+      recordManualExecution(t.deps, WORKER2, { id: executing.id, fingerprint: FP, reason: 'Billing API down.', evidence: 'Did it.' }),
+    );
+    // Saying who holds it and what to do instead.
+    expect(held).toMatchObject({ code: 'PROPOSAL_STATE_CONFLICT', field: 'id' });
+    expect(held.message).toContain(`under ${WORKER.name}'s execution lease`);
+    expect(held.message).toContain('reportExecutionResult');
     expect((await t.row(pending.id)).state).toBe('PENDING');
     expect((await t.row(executing.id)).state).toBe('EXECUTING');
   });

@@ -314,6 +314,14 @@ export async function recordManualExecution(
     const now = deps.clock.now();
     const current = await loadForUpdate(tx, input.id);
     await checkSeparation(deps, tx, current, actor);
+    if (current.state === 'EXECUTING') {
+      // Someone holds it (perhaps the caller, by claimManualExecution): the lease's holder reports, nobody else.
+      throw new DomainError(
+        'PROPOSAL_STATE_CONFLICT',
+        `Proposal ${current.id} is EXECUTING under ${current.claimedBy}'s execution lease: its holder reports the result (reportExecutionResult); if the lease lapses it becomes OUTCOME_UNKNOWN and a reconciler settles it with this evidence.`,
+        'id',
+      );
+    }
     const approvalValid = current.state === 'APPROVED' && approvalStillValid(current, now);
     const fingerprintMatches = fingerprint === current.fingerprint;
     const to = transition(current.state, 'RECORD_MANUAL_EXECUTION', {
