@@ -18,7 +18,8 @@ export const EVENT_TYPES = {
   PROPOSAL_LEASE_RELEASED: 'The holder gave a proposal back undecided.',
   PROPOSAL_LEASE_EXPIRED: 'A proposal’s review lease lapsed (recorded once).',
   PROPOSAL_APPROVAL_RECORDED: 'One reviewer approved the revision; more may be required by the risk level’s policy.',
-  PROPOSAL_APPROVED: 'Enough distinct reviewers approved: the proposal may be executed until the approval expires.',
+  PROPOSAL_APPROVED:
+    'Enough distinct reviewers approved, or at submission a policy with approvers: 0 did (actor system, details.policy): the proposal may be executed until the approval expires.',
   PROPOSAL_APPROVAL_LAPSED:
     'An approval given while the proposal waited for more grew older than the approval window: it no longer counts, and is never reused (its approver may approve again).',
   PROPOSAL_REJECTED: 'A reviewer rejected the proposal, with a reason.',

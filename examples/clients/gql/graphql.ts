@@ -69,7 +69,7 @@ export type EventType =
   | 'PROPOSAL_APPROVAL_LAPSED'
   /** One reviewer approved the revision; more may be required by the risk level’s policy. */
   | 'PROPOSAL_APPROVAL_RECORDED'
-  /** Enough distinct reviewers approved: the proposal may be executed until the approval expires. */
+  /** Enough distinct reviewers approved, or at submission a policy with approvers: 0 did (actor system, details.policy): the proposal may be executed until the approval expires. */
   | 'PROPOSAL_APPROVED'
   /** Someone named who should look at a proposal (assignProposal), or cleared it; not a lease. */
   | 'PROPOSAL_ASSIGNED'

@@ -200,7 +200,10 @@ builder.node(ProposalRef, {
     proposedBy: t.exposeString('proposedBy', { description: 'The principal that proposed it.' }),
     createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When it was submitted.' }),
     deadline: t.expose('deadline', { type: 'DateTime', nullable: true, description: 'It expires if not executed by then.' }),
-    approvalsRequired: t.exposeInt('approvalsRequired', { description: 'Distinct approvers its risk level needs.' }),
+    approvalsRequired: t.exposeInt('approvalsRequired', {
+      description:
+        'Distinct approvers it needs before execution: its risk level’s policy, or its action’s (PROPOSAL_ACTIONS); 0 when a policy approved it at submission (autoApprovedBy).',
+    }),
     approvals: t.field({
       type: [ApprovalRef],
       description: 'Approvals of this revision, voided ones included.',
