@@ -193,6 +193,58 @@ describe('auto-execution with review afterwards', () => {
   });
 });
 
+describe('review after execution, whichever path executed it', () => {
+  let server: TestServer;
+  let agent: TestClient;
+  let exa: TestClient;
+  let rec: TestClient;
+  beforeAll(async () => {
+    server = await startTestServer({
+      config: { proposalRules: { actions: { restock: { approvers: { LOW: 0 } } }, targetStateReporters: {} } },
+    });
+    agent = await server.as('restock-agent', ['PROPOSER']);
+    exa = await server.as('exa', ['EXECUTOR']);
+    rec = await server.as('rec', ['RECONCILER']);
+  });
+  afterAll(() => server.stop());
+
+  async function post(client: TestClient, query: string, variables: Record<string, unknown> = {}) {
+    const body = (await (await postGraphQL(server.url, query, variables, client.headers)).json()) as Body;
+    expect(body.errors, JSON.stringify(body.errors)).toBeUndefined();
+    return body.data ?? {};
+  }
+
+  it('a manual execution and a reconciliation that finds it executed both queue it for review afterwards', async () => {
+    const byHand = (await post(agent, SUBMIT, { recordId: 'sku-hand', action: 'restock', risk: 'LOW' })).submitProposal.proposal;
+    const recorded = (
+      await post(
+        exa,
+        `mutation($id: ID!) { recordManualExecution(input: { id: $id, fingerprint: "fp-1", reason: "warehouse system down",
+          evidence: "ordered by phone, PO 4471" }) { ... on RecordManualExecutionPayload { proposal { state afterReview } } } }`,
+        { id: byHand.id },
+      )
+    ).recordManualExecution.proposal;
+    expect(recorded).toEqual({ state: 'EXECUTED', afterReview: 'PENDING' });
+
+    const lost = (await post(agent, SUBMIT, { recordId: 'sku-lost', action: 'restock', risk: 'LOW' })).submitProposal.proposal;
+    const claim = (await post(exa, CLAIM_EXECUTION)).claimExecution;
+    expect(claim.proposal.id).toBe(lost.id);
+    await post(exa, START, { token: claim.lease.token });
+    await post(exa, `mutation($token: String!) { reportExecutionResult(input: { token: $token, outcome: UNKNOWN }) { __typename } }`, {
+      token: claim.lease.token,
+    });
+    const reconciled = (
+      await post(
+        rec,
+        `mutation($id: ID!) { reconcileProposal(input: { id: $id, executed: true, evidence: "PO 4472 exists" }) {
+          ... on ReconcileProposalPayload { proposal { state afterReview } } } }`,
+        { id: lost.id },
+      )
+    ).reconcileProposal.proposal;
+    expect(reconciled).toEqual({ state: 'EXECUTED', afterReview: 'PENDING' });
+  });
+});
+
 describe('approvers: 0 settings', () => {
   it('take 0 for LOW and MEDIUM, and refuse it for HIGH and CRITICAL with one line', () => {
     expect(
