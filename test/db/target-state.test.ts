@@ -104,6 +104,24 @@ describe('the remembered target state', () => {
     expect(await db.read.targetState.count()).toBe(1);
   });
 
+  it('first reports of one target racing from two connections all succeed and leave one row', async () => {
+    const other = await openDatabase({ location: temp.location, synchronous: 'NORMAL' });
+    try {
+      const reports = Array.from({ length: 12 }, (_, n) =>
+        reportTargetState({ db: n % 2 === 0 ? db : other, clock }, SYNC, {
+          targetSystem: 'shop',
+          targetId: 'sku-1',
+          fingerprint: `fp-${n}`,
+        }),
+      );
+      expect((await Promise.allSettled(reports)).filter((report) => report.status === 'rejected')).toEqual([]);
+      expect(await db.read.targetState.count()).toBe(1);
+      expect((await remembered())?.fingerprint).toMatch(/^fp-\d+$/);
+    } finally {
+      await other.close();
+    }
+  });
+
   it('a submission against another fingerprint than the remembered one is refused (STALE_FINGERPRINT, field fingerprint)', async () => {
     await reportTargetState(deps, SYNC, { targetSystem: 'shop', targetId: 'sku-1', fingerprint: FP_B });
     const error = await refusal(submitProposal(deps, PROPOSER, input({ fingerprint: FP_A })));
