@@ -117,8 +117,8 @@ const START = `mutation ExampleStartAttempt($token: String!, $fingerprint: Strin
     ... on UserError { code field message }
   }
 }`;
-const REPORT = `mutation ExampleReport($token: String!, $outcome: ExecutionOutcome!, $response: JSON, $correlationId: String) {
-  reportExecutionResult(input: { token: $token, outcome: $outcome, response: $response, correlationId: $correlationId }) {
+const REPORT = `mutation ExampleReport($token: String!, $outcome: ExecutionOutcome!, $response: JSON, $correlationId: String, $fingerprint: String) {
+  reportExecutionResult(input: { token: $token, outcome: $outcome, response: $response, correlationId: $correlationId, fingerprint: $fingerprint }) {
     __typename
     ... on ReportExecutionResultPayload { proposal { state } }
     ... on UserError { code field message }
@@ -224,7 +224,15 @@ async function executeNext(
 
 type Attempted =
   | { kind: 'done'; state: string | null; why: string }
-  | { kind: 'report'; outcome: Outcome; why: string; remote?: RemoteAnswer; correlationId?: string };
+  | {
+      kind: 'report';
+      outcome: Outcome;
+      why: string;
+      remote?: RemoteAnswer;
+      correlationId?: string;
+      /** The account's fingerprint as read after the attempt (or before it, when nothing was sent); Leasehold remembers it. */
+      fingerprint?: string;
+    };
 
 /** Everything between the claim and the report: which call, the fingerprint check, the call itself. */
 async function attempt(
@@ -262,7 +270,7 @@ async function attempt(
   } catch (error) {
     if (error instanceof LeaseholdRefusal) return { kind: 'done', state: null, why: `Leasehold refused the attempt: ${error.message}.` };
     // Whether the attempt was recorded is unknown, but nothing was sent: say so, and send nothing.
-    return { kind: 'report', outcome: 'FAILED_BEFORE_SEND', why: `Could not start the attempt: ${describeError(error)}.` };
+    return { kind: 'report', outcome: 'FAILED_BEFORE_SEND', why: `Could not start the attempt: ${describeError(error)}.`, fingerprint };
   }
   if (!started.proceed || !started.attempt) {
     return {
@@ -301,7 +309,8 @@ async function attempt(
       outcome === 'FAILED_BEFORE_SEND'
         ? `The billing service refused the connection (${describeError(error)}): nothing was sent.`
         : `No answer from the billing service after sending (${describeError(error)}): the refund may or may not have been applied.`;
-    return { kind: 'report', outcome, why, correlationId };
+    // Nothing was sent: the account still reads as it did just before. Sent: it may still change, so say nothing.
+    return { kind: 'report', outcome, why, correlationId, ...(outcome === 'FAILED_BEFORE_SEND' ? { fingerprint } : {}) };
   }
   const body = await readJson(response);
   const remote: RemoteAnswer = { status: response.status, body, replayed: response.headers.get('idempotent-replayed') === 'true' };
@@ -314,7 +323,20 @@ async function attempt(
         ? `The billing service refused it with ${response.status}, nothing changed.`
         : `The billing service answered ${response.status} after receiving it: the refund may or may not have been applied.`;
   const refundId = (body as { refundId?: unknown } | null)?.refundId;
-  return { kind: 'report', outcome, why, remote, correlationId: typeof refundId === 'string' ? refundId : correlationId };
+  // Applied or refused, the account is settled: read it again so Leasehold remembers what it holds now (other
+  // proposals made against the old reading become STALE). UNKNOWN may still land, so nothing is read for it.
+  const after =
+    outcome === 'UNKNOWN'
+      ? undefined
+      : await readFingerprint(options.remoteUrl, proposal.target.recordId, timeoutMs).catch(() => undefined);
+  return {
+    kind: 'report',
+    outcome,
+    why,
+    remote,
+    correlationId: typeof refundId === 'string' ? refundId : correlationId,
+    ...(after === undefined ? {} : { fingerprint: after }),
+  };
 }
 
 /** GET /accounts/:id → its fingerprint (also given for a missing account, which then reads as changed). */
@@ -348,6 +370,7 @@ async function reportResult(client: LeaseholdClient, claim: Claim, result: Attem
         outcome: result.outcome,
         response,
         correlationId: result.correlationId ?? null,
+        fingerprint: result.fingerprint ?? null,
       });
       return { ...base, state: payload.proposal.state };
     } catch (error) {

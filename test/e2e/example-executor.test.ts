@@ -93,6 +93,14 @@ describe('the example executor', () => {
   const show = async (id: string) => (await run<{ node: Shown }>(admin, SHOW, { id })).node;
   const effectsOf = (operationId: string) => remote.effects.filter((effect) => effect.key === operationId);
   const historyTypes = (proposal: Shown) => proposal.history.edges.map((edge) => edge.node.type);
+  const remembered = async (account: string) =>
+    (
+      await run<{ targetState: { fingerprint: string; reportedBy: string; source: string } | null }>(
+        admin,
+        'query($id: String!) { targetState(system: "billing", recordId: $id) { fingerprint reportedBy source } }',
+        { id: account },
+      )
+    ).targetState;
 
   it('carries out an approved refund once and reports SUCCEEDED with the service’s answer', async () => {
     const { id, operationId } = await approvedRefund({ id: 'acct-happy', balance: 10_000 }, 1_200);
@@ -111,6 +119,11 @@ describe('the example executor', () => {
         response: { status: 201, replayed: false, body: expect.objectContaining({ amount: 1_200, balanceAfter: 8_800, operationId }) },
       },
     ]);
+    // The result carries the account's fingerprint read after the refund: Leasehold remembers it (issue 17, item 2).
+    const after = fingerprintOf({ id: 'acct-happy', balance: 8_800 });
+    const succeeded = proposal.history.edges.find((edge) => edge.node.type === 'EXECUTION_SUCCEEDED');
+    expect(succeeded?.node.details).toMatchObject({ from: 'EXECUTING', reportedFingerprint: after });
+    expect(await remembered('acct-happy')).toEqual({ fingerprint: after, reportedBy: 'billing-executor', source: 'EXECUTION' });
     // Nothing else is ready: a second run claims nothing.
     expect(await execute()).toEqual([]);
   });
@@ -133,6 +146,11 @@ describe('the example executor', () => {
     expect(report).toMatchObject({ proposalId: id, outcome: 'REJECTED_BY_REMOTE', state: 'FAILED', remote: { status: 422 } });
     expect(remote.account('acct-poor')?.balance).toBe(500);
     expect(remote.operations.has(operationId)).toBe(false);
+    // Refused, the account is unchanged, and the report says so with its fingerprint.
+    expect(await remembered('acct-poor')).toMatchObject({
+      fingerprint: fingerprintOf({ id: 'acct-poor', balance: 500 }),
+      source: 'EXECUTION',
+    });
   });
 
   it.each([
@@ -147,6 +165,8 @@ describe('the example executor', () => {
       const [report] = await execute();
       expect(report).toMatchObject({ proposalId: id, outcome: 'UNKNOWN', state: 'OUTCOME_UNKNOWN' });
       expect(effectsOf(operationId)).toHaveLength(1);
+      // The effect may still land: no fingerprint is reported with UNKNOWN.
+      expect(await remembered(account)).toBeNull();
       expect(remote.account(account)?.balance).toBe(4_300);
       // Never re-run automatically: no executor gets it.
       expect(await execute()).toEqual([]);
