@@ -344,12 +344,22 @@ describe('approval by distinct reviewers, never the proposer', () => {
     for (const revision of [null, 2, 0]) {
       const error = await refusal(reviewProposal(t.deps, ALICE, { token, decision: 'APPROVE', revision }));
       expect(error.code).toBe('REVISION_MISMATCH');
+      // Only the revision differs (issue 17, item 10): the message names the revisions, never "another fingerprint".
+      expect(error.field).toBe('revision');
+      expect(error.message).not.toMatch(/fingerprint/i);
+      if (revision !== null)
+        expect(error.message).toBe(`You reviewed revision ${revision}, but the proposal is revision 1; look at it again.`);
     }
+    // The same fingerprint with the wrong revision is still about the revision only.
+    const sameFingerprint = await refusal(reviewProposal(t.deps, ALICE, { token, decision: 'APPROVE', revision: 2, fingerprint: FP }));
+    expect(sameFingerprint.field).toBe('revision');
+    expect(sameFingerprint.message).not.toMatch(/fingerprint/i);
     const byFingerprint = await refusal(
       reviewProposal(t.deps, ALICE, { token, decision: 'APPROVE', revision: 1, fingerprint: FP_CHANGED }),
     );
     expect(byFingerprint.code).toBe('REVISION_MISMATCH');
     expect(byFingerprint.field).toBe('fingerprint');
+    expect(byFingerprint.message).toBe(`You reviewed fingerprint ${FP_CHANGED}, but revision 1 has another fingerprint; look at it again.`);
     expect(await t.approvals(proposal.id)).toEqual([]);
     expect((await reviewProposal(t.deps, ALICE, { token, decision: 'APPROVE', revision: 1, fingerprint: FP })).state).toBe('APPROVED');
   });
