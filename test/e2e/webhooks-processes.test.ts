@@ -1,12 +1,25 @@
-// Outbound webhooks across real server processes: two servers on one database send each delivery once,
-// and a bad WEBHOOKS value ends the start with one line that never repeats the secret.
+// Outbound webhooks across real server processes: two servers on one database send each delivery once; a
+// server process killed with deliveries pending, events committed while none follows the webhook, and a
+// restart deliver every expiry exactly once; and a bad WEBHOOKS value ends the start with one line that
+// never repeats the secret.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/db/client.js';
 import { type TestDatabase, testDatabase } from '../support/database.js';
-import { createKey, databaseUrlOf, post, type StartedServer, spawnServer, startServerProcess } from '../support/process.js';
+import {
+  CLOCK_START,
+  createKey,
+  createKeys,
+  databaseUrlOf,
+  type FakeClockServer,
+  post,
+  type StartedServer,
+  spawnServer,
+  startFakeClockServer,
+  startServerProcess,
+} from '../support/process.js';
 
 const SECRET = 'a-webhook-secret-of-at-least-32-characters';
 const cleanups: (() => Promise<void>)[] = [];
@@ -82,6 +95,86 @@ describe('webhooks across server processes', () => {
     expect(new Set(received.map((entry) => entry.delivery)).size).toBe(names.length);
     const rows = await watch.read.webhookDelivery.findMany();
     expect(rows.map((row) => row.attempts)).toEqual(Array(names.length).fill(1));
+  });
+
+  it('survives a killed server process: pending retries and expiries committed while no server followed it are each delivered once after a restart', async () => {
+    // A real receiver that refuses (500) until it is "up", recording every request.
+    let up = false;
+    const received: { delivery: string; sequence: number; type: string; status: number }[] = [];
+    const server: Server = createServer((request, response) => {
+      const chunks: Buffer[] = [];
+      request.on('data', (chunk: Buffer) => chunks.push(chunk));
+      request.on('end', () => {
+        const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { event: { sequence: number; type: string } };
+        const status = up ? 200 : 500;
+        received.push({ delivery: String(request.headers['leasehold-delivery']), ...body.event, status });
+        response.writeHead(status).end();
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    cleanups.push(() => new Promise((resolve) => server.close(() => resolve())));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+    const WEBHOOKS = JSON.stringify([{ name: 'ops', url, events: ['PROPOSAL_EXPIRED'], secret: SECRET }]);
+
+    const db = await database();
+    const [agent] = await createKeys(db, [{ name: 'expiring-agent', roles: ['PROPOSER'] }]);
+    const watch = await openDatabase({ location: db.location });
+    cleanups.push(() => watch.close());
+    const started: FakeClockServer[] = [];
+    const serve = async (clockStart: number, env: Record<string, string>) => {
+      const made = await startFakeClockServer(db, { clockStart, env });
+      cleanups.push(() => made.kill());
+      started.push(made);
+      return made;
+    };
+    /** Proposals due at `clockStart` + 60 s; the server's clock then moved past it: one PROPOSAL_EXPIRED each. */
+    const expire = async (on: FakeClockServer, clockStart: number, names: string[]) => {
+      for (const name of names) {
+        const { body } = await post(
+          on.url,
+          `mutation($recordId: String!, $deadline: DateTime!) { submitProposal(input: { batchId: "webhook-restart", recordId: $recordId,
+            action: "refund", parameters: { amount: 5 }, reason: "Duplicate charge", target: { system: "billing", recordId: $recordId },
+            dataSource: "ledger", riskLevel: LOW, fingerprint: "fp", deadline: $deadline }) { __typename } }`,
+          { recordId: name, deadline: new Date(clockStart + 60_000).toISOString() },
+          agent?.headers,
+        );
+        expect(body).toEqual({ data: { submitProposal: { __typename: 'SubmitProposalPayload' } } });
+      }
+      await on.advance(61_000);
+    };
+    const expiries = () => watch.read.event.findMany({ where: { type: 'PROPOSAL_EXPIRED' }, orderBy: { id: 'asc' } });
+
+    // 1. A server following the webhook: three expiries, each sent once and refused, so each waits for its retry.
+    const first = await serve(CLOCK_START, { WEBHOOKS });
+    await eventually(async () => (await watch.read.webhookCursor.count()) === 1);
+    await expire(first, CLOCK_START, ['a1', 'a2', 'a3']);
+    await eventually(async () => (await watch.read.webhookDelivery.count({ where: { attempts: 1, claimedUntil: null } })) === 3);
+    // 2. Killed (SIGKILL: no graceful stop) with the three retries pending.
+    await first.kill();
+    // 3. Two more expiries committed by a server that does not follow the webhook.
+    const blind = await serve(CLOCK_START + 61_000, {});
+    await expire(blind, CLOCK_START + 61_000, ['b1', 'b2']);
+    await blind.kill();
+    expect(await expiries()).toHaveLength(5);
+    expect(await watch.read.webhookDelivery.count()).toBe(3);
+
+    // 4. The receiver is up; a server following the webhook again starts, and its clock passes the retry times.
+    up = true;
+    const second = await serve(CLOCK_START + 122_000, { WEBHOOKS });
+    await second.advance(15_000);
+    await eventually(async () => (await watch.read.webhookDelivery.count({ where: { status: 'DELIVERED' } })) === 5);
+    await second.stop();
+
+    // Nothing lost: every expiry in the history was accepted. Nothing doubled: each once, under one delivery id.
+    const accepted = received.filter((entry) => entry.status === 200);
+    expect(accepted.map((entry) => entry.sequence).sort((a, b) => a - b)).toEqual((await expiries()).map((event) => event.id));
+    expect(new Set(accepted.map((entry) => entry.delivery)).size).toBe(5);
+    // The three refused before the kill came again under the ids they were first sent with.
+    const refused = received.filter((entry) => entry.status === 500);
+    expect(refused).toHaveLength(3);
+    expect(refused.every((entry) => accepted.some((again) => again.delivery === entry.delivery))).toBe(true);
+    const rows = await watch.read.webhookDelivery.findMany({ orderBy: { eventId: 'asc' } });
+    expect(rows.map((row) => [row.status, row.attempts])).toEqual([...Array(3).fill(['DELIVERED', 2]), ...Array(2).fill(['DELIVERED', 1])]);
   });
 
   it('refuses a bad WEBHOOKS value at start, in one line without the secret', async () => {

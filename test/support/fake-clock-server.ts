@@ -5,10 +5,11 @@
 //   env:  DATABASE_URL (a SQLite `file:` URL or a PostgreSQL URL, as for the real server) or DATABASE_FILE
 //         (a SQLite file), CLOCK_START (ms since the epoch), LOG_LEVEL (default warn, to stderr),
 //         RATE_LIMIT_PER_SECOND and RATE_LIMIT_BURST (as for the real server; the bucket refills by this
-//         process's manual clock). Callers authenticate with API keys made in the database
-//         (createKeys in process.ts); no first ADMIN key is made.
+//         process's manual clock), WEBHOOKS (as for the real server; retries follow the manual clock).
+//         Callers authenticate with API keys made in the database (createKeys in process.ts); no first
+//         ADMIN key is made.
 //   out:  one JSON line {"url": "http://127.0.0.1:PORT"} on stdout once listening
-//   ipc:  {type:'advance', id, ms} → clock moved, expiries recorded → {type:'advanced', id, now}
+//   ipc:  {type:'advance', id, ms} → clock moved, expiries recorded, due webhook sends answered → {type:'advanced', id, now}
 //         {type:'stop'} → graceful stop, exit 0 (also when the parent goes away)
 import { pino } from 'pino';
 import { createApp } from '../../src/app.js';
@@ -39,10 +40,11 @@ if ((!file && !process.env.DATABASE_URL) || !send) {
 }
 
 // The database and the rate limit settings, validated as the real server validates them.
-const { database, rateLimit } = loadConfig({
+const { database, rateLimit, webhooks } = loadConfig({
   DATABASE_URL: file ? `file:${file}` : process.env.DATABASE_URL,
   RATE_LIMIT_PER_SECOND: process.env.RATE_LIMIT_PER_SECOND,
   RATE_LIMIT_BURST: process.env.RATE_LIMIT_BURST,
+  WEBHOOKS: process.env.WEBHOOKS,
 });
 const clock = new ManualClock(Number(process.env.CLOCK_START ?? Date.UTC(2026, 10, 30, 9, 0, 0)));
 const logger = createLogger(process.env.LOG_LEVEL ?? 'warn', pino.destination({ dest: 2, sync: true }));
@@ -50,7 +52,7 @@ const db = await openDatabase({ location: database, synchronous: 'NORMAL' });
 const app = createApp({
   db,
   clock,
-  config: { host: '127.0.0.1', port: 0, graphiql: false, shutdownTimeoutMs: 2_000, maxBodyBytes: 2 * 1024 * 1024, rateLimit },
+  config: { host: '127.0.0.1', port: 0, graphiql: false, shutdownTimeoutMs: 2_000, maxBodyBytes: 2 * 1024 * 1024, rateLimit, webhooks },
   logger,
 });
 const url = await app.start();
@@ -76,6 +78,7 @@ process.on('message', (message: AdvanceMessage | StopMessage) => {
     clock.advance(message.ms);
     void app.live
       .settled()
+      .then(() => app.webhooks.settled())
       .then(() => send({ type: 'advanced', id: message.id, now: clock.now().toISOString() } satisfies AdvancedMessage));
   }
 });
