@@ -1,6 +1,6 @@
 // The GraphiQL page: Yoga's, with what it remembers kept for the browser tab only, and the schema fetched
 // again when the pasted key changes.
-import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
+import type { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 
 /**
  * GraphiQL saves its Headers pane (where the API key is pasted) and its tabs, which carry each tab's
@@ -63,7 +63,12 @@ const TAB_STORAGE = `<script>
   })();
 </script>`;
 
-export function renderGraphiQLPage(options: Parameters<typeof renderGraphiQL>[0]): string {
+/**
+ * The page, with GraphiQL's bundle loaded on the first request for it: the bundle is ~28 MB of strings in
+ * the heap, which a server with GRAPHIQL=false (production) never needs.
+ */
+export async function renderGraphiQLPage(options: Parameters<typeof renderGraphiQL>[0]): Promise<string> {
+  const { renderGraphiQL } = await import('@graphql-yoga/render-graphiql');
   // First in <head>: before GraphiQL's own script reads either storage.
   return renderGraphiQL(options).replace('<head>', `<head>${TAB_STORAGE}`);
 }
