@@ -21,6 +21,7 @@ import {
 } from '../../src/services/proposals/index.js';
 import { EXECUTOR, MINUTE, PROPOSER, proposalInput, REVIEWER } from '../support/proposals.js';
 import { startTestServer, type TestServer } from '../support/server.js';
+import { connectWs, waitFor } from '../support/ws.js';
 
 const OTHER_REVIEWER: Actor = { name: 'okafor', authenticated: true };
 
@@ -124,6 +125,18 @@ describe('proposal deadlines, announced when they pass', () => {
     const first = await reviewProposal(deps, REVIEWER, { token: claim?.token ?? '', decision: 'APPROVE', revision: 1 });
     expect(first.state).toBe('PENDING');
     await server.settle();
+    // A subscriber following the proposal, caught up before the lapse: it is pushed to it live (issue 17, item 3).
+    const viewer = await server.as('lapse-viewer', ['VIEWER']);
+    const ws = await connectWs(server.url, viewer.headers);
+    const pushed = ws.subscribe<{ proposalEvents: { type: string; actor: string } }>(
+      'subscription($id: ID) { proposalEvents(id: $id, afterSequence: 0) { type actor } }',
+      { id: Buffer.from(`Proposal:${submitted.id}`).toString('base64') },
+    );
+    await waitFor(
+      () => pushed.data.length >= 3,
+      5_000,
+      () => JSON.stringify(pushed.data),
+    );
 
     server.clock.advance(59_999);
     await server.settle();
@@ -134,6 +147,18 @@ describe('proposal deadlines, announced when they pass', () => {
     expect(lapsed.map((event) => [event.actor, JSON.parse(event.details).approver, JSON.parse(event.details).approvals])).toEqual([
       ['system', REVIEWER.name, 0],
     ]);
+    await waitFor(
+      () => pushed.data.length >= 4,
+      5_000,
+      () => JSON.stringify(pushed.data),
+    );
+    expect(pushed.data.map((event) => [event.proposalEvents.type, event.proposalEvents.actor])).toEqual([
+      ['PROPOSAL_SUBMITTED', PROPOSER.name],
+      ['PROPOSAL_LEASE_CLAIMED', REVIEWER.name],
+      ['PROPOSAL_APPROVAL_RECORDED', REVIEWER.name],
+      ['PROPOSAL_APPROVAL_LAPSED', 'system'],
+    ]);
+    await ws.close();
     expect(await proposal(submitted.id)).toMatchObject({ state: 'PENDING' });
     server.clock.advance(600_000);
     await server.settle();
