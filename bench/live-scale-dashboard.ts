@@ -1,4 +1,4 @@
-// One open /dashboard page, as the page itself behaves (web/dashboard/main.ts), with its own documents:
+// One open /dashboard page, as the page itself behaves (web/dashboard/: session.ts and its panels), with its own documents:
 // the viewer query, the queueStats subscription, the latest-event query, the items table (reloaded after an
 // event about an item, at most once a second as the page does, loads coalesced), the feed (queueEvents after the last 50) and the chart (its own
 // queueEvents subscription for decisions and expiries, and up to 50 pages of history).
@@ -15,7 +15,7 @@ import {
 import { type GraphQLClient, gqlBody, graphqlClient } from './http.js';
 import type { BenchKey } from './keys.js';
 
-/** As in web/dashboard/main.ts. */
+/** As in web/dashboard/event-feed.ts. */
 const FEED_BACKLOG = 50;
 const ITEMS_PAGE = 100;
 /** The page's ITEMS_RELOAD_MS: fewest milliseconds between two reloads of the table caused by events. */
