@@ -1,16 +1,21 @@
-// Configuration: read from the environment once, validated, with documented defaults.
-import path from 'node:path';
+// Configuration: read from the environment once, validated, with documented defaults. The process settings live
+// here; the database location, the proposal workflow's JSON settings and the webhooks have their modules in config/.
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
-import { type EscalationPolicy, escalationTarget } from './domain/escalation.js';
-import { EVENT_TYPES, type EventType } from './domain/events.js';
-import { parseSensitivePaths, SensitivePathError, type SensitivePaths } from './domain/masking.js';
-import { DEFAULT_POLICIES, type Policies, RISK_LEVELS } from './domain/proposal.js';
-import { DEFAULT_PROPOSAL_RULES, type ProposalRules } from './domain/proposal-rules.js';
+import { type DatabaseLocation, DEFAULT_DATABASE_URL, databaseLocation } from './config/database-location.js';
+import { ConfigError } from './config/json-setting.js';
+import { type WebhookConfig, webhooksConfig } from './config/webhooks.js';
+import { approvalPolicies, escalationConfig, proposalRules, sensitiveFieldsConfig } from './config/workflow.js';
+import type { EscalationPolicy } from './domain/escalation.js';
+import type { SensitivePaths } from './domain/masking.js';
+import type { Policies } from './domain/proposal.js';
+import type { ProposalRules } from './domain/proposal-rules.js';
+
+// bench/ imports these two from here; src/ and test/ import them from config/database-location.ts.
+export { type DatabaseLocation, redactDatabaseUrl } from './config/database-location.js';
 
 /** The dashboard's trusted documents, written by `npm run codegen` next to its typed documents (the same path from src/ and dist/). */
 const DASHBOARD_MANIFEST = fileURLToPath(new URL('../web/dashboard/gql/persisted-documents.json', import.meta.url));
-export const DEFAULT_DATABASE_URL = 'file:./data/leasehold.db';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
@@ -65,206 +70,6 @@ const schema = z.object({
   PROPOSAL_SENSITIVE_FIELDS: z.string().optional(),
   PROPOSAL_ESCALATION: z.string().optional(),
 });
-
-const policySchema = z.strictObject({
-  // 0: approved at submission by this policy and reviewed after execution (LOW and MEDIUM only, below).
-  approvers: z.number().int().min(0).max(10),
-  validitySeconds: z
-    .number()
-    .int()
-    .min(60)
-    .max(30 * 24 * 3600),
-  executorMustDifferFromApprovers: z.boolean(),
-});
-/** HIGH and CRITICAL proposals are always approved by people before they run (domain/auto-execution.ts). */
-const ALWAYS_APPROVED = 'HIGH and CRITICAL always need at least one approver (approvers: 0, auto-execution, is for LOW and MEDIUM only)';
-const policiesSchema = z
-  .strictObject({
-    LOW: policySchema,
-    MEDIUM: policySchema,
-    HIGH: policySchema.extend({ approvers: z.number().int().min(1, ALWAYS_APPROVED).max(10) }),
-    CRITICAL: policySchema.extend({ approvers: z.number().int().min(1, ALWAYS_APPROVED).max(10) }),
-  })
-  .partial();
-
-/** APPROVAL_POLICIES: JSON overriding some risk levels' policies, e.g. {"HIGH":{"approvers":3,…}}. */
-function approvalPolicies(text: string | undefined): Policies {
-  if (text === undefined) return DEFAULT_POLICIES;
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    throw new ConfigError('Invalid configuration: APPROVAL_POLICIES must be JSON');
-  }
-  const parsed = policiesSchema.safeParse(json);
-  if (!parsed.success) {
-    throw new ConfigError(
-      `Invalid configuration: APPROVAL_POLICIES: ${parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ')}`,
-    );
-  }
-  return { ...DEFAULT_POLICIES, ...parsed.data };
-}
-
-/** Parses one JSON setting with `shape`, or ends the start with one line naming what is wrong. */
-function jsonSetting<T>(name: string, text: string, shape: z.ZodType<T>, expected: string): T {
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    throw new ConfigError(`Invalid configuration: ${name} must be JSON: ${expected}`);
-  }
-  const parsed = shape.safeParse(json);
-  if (!parsed.success) {
-    throw new ConfigError(
-      `Invalid configuration: ${name}: ${parsed.error.issues.map((issue) => `${issue.path.join('.') || '(top)'}: ${issue.message}`).join('; ')}`,
-    );
-  }
-  return parsed.data;
-}
-
-const actionsSchema = z.record(
-  z.string().min(1, 'an action name must not be empty').max(100, 'an action name is at most 100 characters'),
-  z.strictObject({
-    minimumRisk: z.enum(RISK_LEVELS).optional(),
-    approvers: z
-      .strictObject({
-        LOW: z.number().int().min(0).max(10),
-        MEDIUM: z.number().int().min(0).max(10),
-        HIGH: z.number().int().min(1, ALWAYS_APPROVED).max(10),
-        CRITICAL: z.number().int().min(1, ALWAYS_APPROVED).max(10),
-      })
-      .partial()
-      .optional(),
-  }),
-);
-const reportersSchema = z.record(
-  z.string().min(1, 'a system name must not be empty').max(100, 'a system name is at most 100 characters'),
-  z.array(z.string().min(1, 'a principal name must not be empty').max(200)).min(1, 'must name at least one principal'),
-);
-
-/**
- * PROPOSAL_ACTIONS (e.g. {"refund":{"minimumRisk":"HIGH"}}: the lowest risk a proposal of the action may be
- * submitted with) and TARGET_STATE_REPORTERS (e.g. {"billing":["billing-sync"]}: who alone may report a system's state).
- */
-function proposalRules(actions: string | undefined, reporters: string | undefined): ProposalRules {
-  return {
-    actions:
-      actions === undefined || actions.trim() === ''
-        ? DEFAULT_PROPOSAL_RULES.actions
-        : jsonSetting(
-            'PROPOSAL_ACTIONS',
-            actions,
-            actionsSchema,
-            'an object of action → {"minimumRisk": LOW|MEDIUM|HIGH|CRITICAL, "approvers": {risk level → 0–10}}',
-          ),
-    targetStateReporters:
-      reporters === undefined || reporters.trim() === ''
-        ? DEFAULT_PROPOSAL_RULES.targetStateReporters
-        : jsonSetting('TARGET_STATE_REPORTERS', reporters, reportersSchema, 'an object of target system → [principal names]'),
-  };
-}
-
-const escalationSeconds = z
-  .number()
-  .int()
-  .min(60, 'must be at least 60 seconds')
-  .max(365 * 24 * 3600, 'must be at most a year')
-  .nullable();
-const escalationSchema = z
-  .strictObject({
-    pendingAfterSeconds: escalationSeconds.default(null),
-    outcomeUnknownAfterSeconds: escalationSeconds.default(null),
-    to: z
-      .string()
-      .min(1, 'must name a role or a principal')
-      .max(100, 'must be at most 100 characters')
-      .refine(
-        isEscalationTarget,
-        "must name a role or a principal: text without control characters or edge spaces, not the server's own name",
-      ),
-  })
-  .refine((policy) => policy.pendingAfterSeconds !== null || policy.outcomeUnknownAfterSeconds !== null, {
-    message: 'give pendingAfterSeconds, outcomeUnknownAfterSeconds or both',
-  });
-
-/** Whether `to` is what escalateProposal would accept, so the announcer never meets a target it refuses. */
-function isEscalationTarget(to: string): boolean {
-  try {
-    escalationTarget(to);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** PROPOSAL_ESCALATION, e.g. {"pendingAfterSeconds":3600,"outcomeUnknownAfterSeconds":600,"to":"ADMIN"}; none when unset. */
-export function escalationConfig(text: string | undefined): EscalationPolicy | null {
-  if (text === undefined || text.trim() === '') return null;
-  return jsonSetting(
-    'PROPOSAL_ESCALATION',
-    text,
-    escalationSchema,
-    'an object {"pendingAfterSeconds": seconds, "outcomeUnknownAfterSeconds": seconds, "to": role or principal}',
-  );
-}
-
-const WEBHOOK_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
-
-const webhookSchema = z.strictObject({
-  name: z.string().regex(WEBHOOK_NAME, 'must be 1–64 characters of A–Z, a–z, 0–9, ".", "_" or "-", starting with a letter or digit'),
-  url: z.string().refine(isWebhookUrl, 'must be an http:// or https:// URL without a user name or password'),
-  events: z
-    .array(z.string().refine((type) => Object.hasOwn(EVENT_TYPES, type), 'is not an event type (see docs/domain.md)'))
-    .min(1, 'must name at least one event type'),
-  // The secret's value is never repeated in a message: these say only what is wrong with it.
-  secret: z.string().min(32, 'must be at least 32 characters').max(1024, 'must be at most 1024 characters'),
-});
-
-function isWebhookUrl(text: string): boolean {
-  const url = URL.canParse(text) ? new URL(text) : null;
-  return url !== null && /^https?:$/.test(url.protocol) && !url.username && !url.password;
-}
-
-/** An outbound webhook: where to POST which events, and the key that signs them (docs/webhooks.md). */
-export interface WebhookConfig {
-  name: string;
-  url: string;
-  events: readonly EventType[];
-  secret: string;
-}
-
-/** WEBHOOKS: a JSON array of {name, url, events, secret}; names unique. */
-export function webhooksConfig(text: string | undefined): WebhookConfig[] {
-  if (text === undefined || text.trim() === '') return [];
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    throw new ConfigError('Invalid configuration: WEBHOOKS must be a JSON array of {"name","url","events","secret"}');
-  }
-  const parsed = z.array(webhookSchema).safeParse(json);
-  if (!parsed.success) {
-    throw new ConfigError(
-      `Invalid configuration: WEBHOOKS: ${parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ')}`,
-    );
-  }
-  const seen = new Set<string>();
-  for (const webhook of parsed.data) {
-    if (seen.has(webhook.name)) throw new ConfigError(`Invalid configuration: WEBHOOKS: the name "${webhook.name}" is used twice`);
-    seen.add(webhook.name);
-  }
-  return parsed.data.map((webhook) => ({ ...webhook, events: [...new Set(webhook.events as EventType[])] }));
-}
-
-/** PROPOSAL_SENSITIVE_FIELDS: a JSON array of paths into parameters/currentValue/proposedValue (src/domain/masking.ts). */
-export function sensitiveFieldsConfig(text: string | undefined): SensitivePaths {
-  try {
-    return parseSensitivePaths(text);
-  } catch (error) {
-    if (error instanceof SensitivePathError) throw new ConfigError(`Invalid configuration: PROPOSAL_SENSITIVE_FIELDS: ${error.message}`);
-    throw error;
-  }
-}
 
 /** During development a page served from this machine (a dev server on any port) may call the API. */
 const DEVELOPMENT_CORS_ORIGINS = ['http://localhost:*', 'http://127.0.0.1:*'];
@@ -403,69 +208,6 @@ function connectionLimits(values: z.infer<typeof schema>): ConnectionLimits {
     requestTimeoutMs: values.HTTP_REQUEST_TIMEOUT_MS,
     perAddress: values.MAX_CONNECTIONS_PER_ADDRESS,
   };
-}
-
-export class ConfigError extends Error {}
-
-export type DatabaseLocation = { dialect: 'sqlite'; file: string } | { dialect: 'postgresql'; url: string };
-
-const POSTGRES_URL = /^postgres(ql)?:\/\//i;
-/** A URL scheme (two letters or more, so a Windows drive letter is still a path). */
-const URL_SCHEME = /^([a-z][a-z0-9+.-]+):/i;
-
-/**
- * `postgresql://…` or `postgres://…` → PostgreSQL; `file:…` or a bare path names a SQLite file. Any
- * other scheme (`mysql://…`) is refused: read as a path it would make a directory named `mysql:`.
- */
-export function databaseLocation(url: string, cwd = process.cwd()): DatabaseLocation {
-  const scheme = URL_SCHEME.exec(url)?.[1]?.toLowerCase();
-  if (scheme !== undefined && scheme !== 'file' && !POSTGRES_URL.test(url)) {
-    throw new ConfigError(
-      `Invalid configuration: DATABASE_URL: unsupported scheme "${scheme}:". Use file:path/to/leasehold.db (SQLite) or postgresql://user:password@host:5432/database (PostgreSQL).`,
-    );
-  }
-  if (POSTGRES_URL.test(url)) {
-    try {
-      new URL(url);
-    } catch {
-      throw new ConfigError('DATABASE_URL is not a valid PostgreSQL URL (postgresql://user:password@host:5432/database).');
-    }
-    return { dialect: 'postgresql', url };
-  }
-  return { dialect: 'sqlite', file: databaseFileFromUrl(url, cwd) };
-}
-
-/** The URL with its password replaced, for logs and messages (passwords are never logged). */
-export function redactDatabaseUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password) parsed.password = '***';
-    for (const key of [...parsed.searchParams.keys()]) {
-      if (/pass|secret|key/i.test(key)) parsed.searchParams.set(key, '***');
-    }
-    return parsed.toString();
-  } catch {
-    // Not a WHATWG URL (e.g. a socket path with an empty host): redact textually. Greedy up to the
-    // last '@' of the authority, as an unencoded '@' may be part of the password.
-    return url
-      .replace(/^([a-z][a-z0-9+.-]*:\/\/[^:@/?#]*:)[^/?#]*@/i, '$1***@')
-      .replace(/([?&][^=&#]*(?:pass|secret|key)[^=&#]*=)[^&#]*/gi, '$1***');
-  }
-}
-
-/** How to name the database in logs and messages. */
-export function describeDatabase(location: DatabaseLocation): string {
-  return location.dialect === 'sqlite' ? location.file : redactDatabaseUrl(location.url);
-}
-
-/** `file:relative/or/absolute.db` (or a bare path) → absolute file path. */
-export function databaseFileFromUrl(url: string, cwd = process.cwd()): string {
-  const withoutScheme = /^file:/i.test(url) ? url.slice('file:'.length) : url;
-  const filePath = withoutScheme.split('?')[0] ?? withoutScheme;
-  if (filePath === '' || filePath === ':memory:') {
-    throw new ConfigError('DATABASE_URL must name a SQLite file, e.g. file:./data/leasehold.db');
-  }
-  return path.resolve(cwd, filePath);
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {

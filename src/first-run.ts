@@ -1,7 +1,7 @@
 // What a new database's first start prints: the ADMIN key it made, once, on the terminal. Shared by
 // `npm start` (src/main.ts) and `leasehold serve`, which runs the same start-up.
 import path from 'node:path';
-import { type DatabaseLocation, DEFAULT_DATABASE_URL, databaseFileFromUrl } from './config.js';
+import { type DatabaseLocation, DEFAULT_DATABASE_URL, databaseFileFromUrl } from './config/database-location.js';
 
 /** Shown once, on the terminal only (never through the logger), when a new database gets its first key. */
 export function firstRunBanner(key: string, url: string, database: DatabaseLocation): string {

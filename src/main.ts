@@ -1,7 +1,9 @@
 // Start-up: configuration, database, server, and a graceful stop on SIGINT/SIGTERM.
 import { pino } from 'pino';
 import { createApp } from './app.js';
-import { ConfigError, describeDatabase, loadConfig } from './config.js';
+import { describeDatabase } from './config/database-location.js';
+import { ConfigError } from './config/json-setting.js';
+import { loadConfig } from './config.js';
 import { openDatabase } from './db/client.js';
 import { databaseClock, flooredClock, SQLITE_MAX_LIFT_MS } from './db/database-clock.js';
 import { systemClock } from './domain/clock.js';

@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { linkSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { DatabaseLocation } from '../config.js';
+import type { DatabaseLocation } from '../config/database-location.js';
 import type { Database } from '../db/client.js';
 import { flooredClock, SQLITE_MAX_LIFT_MS } from '../db/database-clock.js';
 import { isLeaseholdDatabase, MigrationError } from '../db/migrate.js';
@@ -103,7 +103,7 @@ async function openPostgres(location: DatabaseLocation): Promise<OpenDatabase> {
     return { db, clock: flooredClock(db, systemClock, { maxLiftMs: SQLITE_MAX_LIFT_MS }), close: () => db.close() };
   } catch (error) {
     if (error instanceof MigrationError) throw new CliError('unsupported_schema', error.message);
-    const { describeDatabase } = await import('../config.js');
+    const { describeDatabase } = await import('../config/database-location.js');
     // The driver's message, never the URL's password.
     const reason = error instanceof Error ? error.message : String(error);
     throw new CliError('database_error', `Could not open ${describeDatabase(location)}: ${reason}`, EXIT.failure);

@@ -18,14 +18,15 @@ const services = () => import('../services/api-keys.js');
 /** Times are whole epoch seconds, as everywhere on the command line. */
 const seconds = (date: Date | null): number | null => (date === null ? null : Math.floor(date.getTime() / 1000));
 
-type Location = import('../config.js').DatabaseLocation;
+type Location = import('../config/database-location.js').DatabaseLocation;
 
 /**
  * --db (a file as pathlib spells it, or a file: or postgresql:// URL); without it the server's own
  * database (DATABASE_URL, else ./data/leasehold.db).
  */
 async function databaseOf(args: Namespace): Promise<Location> {
-  const { ConfigError, databaseLocation } = await import('../config.js');
+  const { ConfigError } = await import('../config/json-setting.js');
+  const { databaseLocation } = await import('../config/database-location.js');
   const given = args.db as string | null;
   try {
     // A URL (a scheme of two letters or more) is read as DATABASE_URL is: `mysql://…` is refused, not made a folder.
@@ -40,7 +41,7 @@ async function databaseOf(args: Namespace): Promise<Location> {
 
 /** How the answer names the database: the file, or the URL without its password. */
 async function shown(location: Location): Promise<string> {
-  const { describeDatabase } = await import('../config.js');
+  const { describeDatabase } = await import('../config/database-location.js');
   return describeDatabase(location);
 }
 

@@ -3,7 +3,7 @@
 // connections for everything else, which can only ever see committed data.
 
 import type pg from 'pg';
-import type { DatabaseLocation } from '../config.js';
+import type { DatabaseLocation } from '../config/database-location.js';
 import { type Prisma, PrismaClient } from '../generated/prisma/client.js';
 import { type EventTail, SqliteEventTail } from './event-tail.js';
 import { type BatchRunner, GroupCommit, type LockWait } from './group-commit.js';
@@ -48,7 +48,7 @@ export type WriteTx = Prisma.TransactionClient;
 /** Read-only access; it cannot write (SQLite opens the file read-only; PostgreSQL sessions are read-only). */
 export type Reader = Omit<PrismaClient, '$transaction' | '$connect' | '$disconnect' | '$extends'>;
 
-export type { DatabaseLocation } from '../config.js';
+export type { DatabaseLocation } from '../config/database-location.js';
 
 export type Dialect = DatabaseLocation['dialect'];
 

@@ -1,5 +1,6 @@
 // `npm run db:migrate`: create (if needed) and migrate the database named by DATABASE_URL.
-import { describeDatabase, loadConfig } from '../config.js';
+import { describeDatabase } from '../config/database-location.js';
+import { loadConfig } from '../config.js';
 import { migrateDatabase } from './migrate.js';
 import { migratePostgres } from './migrate-postgres.js';
 

@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { redactDatabaseUrl as redactUrl } from '../config.js';
+import { redactDatabaseUrl as redactUrl } from '../config/database-location.js';
 import { MigrationError, readMigrations } from './migrate.js';
 
 export const POSTGRES_MIGRATIONS_DIR = fileURLToPath(new URL('../../prisma/postgresql/migrations', import.meta.url));

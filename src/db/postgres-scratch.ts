@@ -2,7 +2,7 @@
 // (a role that may CREATE DATABASE), for the drift check, `npm run db:diff -- --postgresql` and tests.
 import { randomBytes } from 'node:crypto';
 import type pg from 'pg';
-import { redactDatabaseUrl as redactUrl } from '../config.js';
+import { redactDatabaseUrl as redactUrl } from '../config/database-location.js';
 import { connectPostgres } from './migrate-postgres.js';
 
 export interface ScratchDatabase {

@@ -1,7 +1,7 @@
 // Outbound webhooks: follows the history (the event feed, and once at start), enqueues what each
 // configured webhook wants, POSTs it signed, and retries on the clock's timers. Nothing else waits for
 // it: a webhook that fails never holds up, approves or changes anything (docs/webhooks.md).
-import type { WebhookConfig } from '../config.js';
+import type { WebhookConfig } from '../config/webhooks.js';
 import type { Database } from '../db/client.js';
 import type { Clock, Timer } from '../domain/clock.js';
 import { shownDetails } from '../domain/events.js';

@@ -3,7 +3,8 @@ import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/config.js';
+import { ConfigError } from '../../src/config/json-setting.js';
+import { loadConfig } from '../../src/config.js';
 import { jsonLines, runLeasehold } from '../cli/support.js';
 import { spawnServer } from '../support/process.js';
 

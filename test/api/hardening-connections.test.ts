@@ -2,7 +2,8 @@
 // on the connections one address may have open. Real server processes, raw TCP clients.
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/config.js';
+import { ConfigError } from '../../src/config/json-setting.js';
+import { loadConfig } from '../../src/config.js';
 import { type TestDatabase, testDatabase } from '../support/database.js';
 import { createKey, type KeyHolder, post, type StartedServer, startServerProcess } from '../support/process.js';
 import { connectWs, waitFor } from '../support/ws.js';

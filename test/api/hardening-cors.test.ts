@@ -1,6 +1,7 @@
 // CORS: only the allowed origins' pages may read the API's answers, and they may read the headers they need.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/config.js';
+import { ConfigError } from '../../src/config/json-setting.js';
+import { loadConfig } from '../../src/config.js';
 import { type TestDatabase, testDatabase } from '../support/database.js';
 import { type StartedServer, startServerProcess } from '../support/process.js';
 

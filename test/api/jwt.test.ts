@@ -2,7 +2,8 @@
 // key; refused when the signature, expiry, issuer, audience, name or roles are wrong or missing.
 import { exportSPKI, generateKeyPair, type JWTPayload, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/config.js';
+import { ConfigError } from '../../src/config/json-setting.js';
+import { loadConfig } from '../../src/config.js';
 import { postGraphQL, startTestServer, type TestServer } from '../support/server.js';
 
 const SECRET = 'a-test-secret-that-is-long-enough-0123456789';

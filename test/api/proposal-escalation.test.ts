@@ -3,7 +3,7 @@
 // each once, when it falls due by the manual clock, also with a second server on the same database; by hand
 // (escalateProposal) over GraphQL; and assignProposal with the `assignee` filter.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { escalationConfig } from '../../src/config.js';
+import { escalationConfig } from '../../src/config/workflow.js';
 import { type Database, type EventType, openDatabase } from '../../src/db/client.js';
 import type { EscalationPolicy } from '../../src/domain/escalation.js';
 import { Live } from '../../src/events/live.js';

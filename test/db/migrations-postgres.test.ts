@@ -9,7 +9,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { redactDatabaseUrl as redactUrl } from '../../src/config.js';
+import { redactDatabaseUrl as redactUrl } from '../../src/config/database-location.js';
 import { MigrationError, readMigrations } from '../../src/db/migrate.js';
 import { connectPostgres, isLeaseholdPostgres, migratePostgres, POSTGRES_MIGRATIONS_DIR } from '../../src/db/migrate-postgres.js';
 import { createScratchDatabase, type ScratchDatabase } from '../../src/db/postgres-scratch.js';

@@ -3,7 +3,8 @@
 // value is shown, everything else is shown unchanged; with it, nothing is masked; the input is never changed.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/config.js';
+import { ConfigError } from '../../src/config/json-setting.js';
+import { loadConfig } from '../../src/config.js';
 import { can } from '../../src/domain/access.js';
 import { MASKED, maskValue, parseSensitivePaths, shownDetailsValues, shownValue } from '../../src/domain/masking.js';
 import { found, ROOTS, samples } from '../support/sensitive-json.js';

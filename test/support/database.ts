@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import type { DatabaseLocation } from '../../src/config.js';
+import type { DatabaseLocation } from '../../src/config/database-location.js';
 
 export type Backend = DatabaseLocation['dialect'];
 

@@ -5,7 +5,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import type { DatabaseLocation } from '../../src/config.js';
+import type { DatabaseLocation } from '../../src/config/database-location.js';
 import { type Database, openDatabase } from '../../src/db/client.js';
 import type { Role } from '../../src/domain/access.js';
 import { systemClock } from '../../src/domain/clock.js';

@@ -3,7 +3,7 @@ import { Writable } from 'node:stream';
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 import { print } from 'graphql';
 import { type AppOptions, createApp } from '../../src/app.js';
-import type { DatabaseLocation } from '../../src/config.js';
+import type { DatabaseLocation } from '../../src/config/database-location.js';
 import { type Database, openDatabase } from '../../src/db/client.js';
 import type { Role } from '../../src/domain/access.js';
 import { ManualClock } from '../../src/domain/clock.js';
