@@ -1,7 +1,7 @@
 // API keys for the servers under benchmark: made in the database file through the real key service
 // (as an administrator would) before the server starts, so no server prints a first-run key and every
 // principal is known up front. Every request and WebSocket connection of the bench carries one.
-import type { DatabaseLocation } from '../src/config.js';
+import type { DatabaseLocation } from '../src/config/database-location.js';
 import { openDatabase } from '../src/db/client.js';
 import type { Role } from '../src/domain/access.js';
 import { systemClock } from '../src/domain/clock.js';

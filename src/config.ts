@@ -11,9 +11,6 @@ import type { SensitivePaths } from './domain/masking.js';
 import type { Policies } from './domain/proposal.js';
 import type { ProposalRules } from './domain/proposal-rules.js';
 
-// bench/ imports these two from here; src/ and test/ import them from config/database-location.ts.
-export { type DatabaseLocation, redactDatabaseUrl } from './config/database-location.js';
-
 /** The dashboard's trusted documents, written by `npm run codegen` next to its typed documents (the same path from src/ and dist/). */
 const DASHBOARD_MANIFEST = fileURLToPath(new URL('../web/dashboard/gql/persisted-documents.json', import.meta.url));
 

@@ -119,6 +119,7 @@ describe('list arguments', () => {
       'ClaimProposalInput.riskLevels': enumSize('RiskLevel'),
       'CreateApiKeyInput.roles': enumSize('Role'),
       'EventFilter.types': enumSize('EventType'),
+      'ProposalFilter.afterReview': enumSize('AfterReview'),
       'ProposalFilter.riskLevels': enumSize('RiskLevel'),
       'ProposalFilter.states': enumSize('ProposalState'),
       'Query.nodes(ids:)': 100,
