@@ -37,6 +37,13 @@ const RECORD = `mutation($id: ID!, $fingerprint: String!) {
   recordManualExecution(input: { id: $id, fingerprint: $fingerprint, reason: "Billing API down since 08:40.", evidence: "Refunded in the billing console, ticket OPS-12." }) {
     ... on RecordManualExecutionPayload { proposal { state stateReason blockedReason } }
     ... on UserError { code field message } } }`;
+const SUBMIT_SIBLING = SUBMIT.replace('batchId: "manual"', 'batchId: "manual-sibling"');
+const RECORD_AFTER = `mutation($id: ID!, $fingerprint: String!, $after: String) {
+  recordManualExecution(input: { id: $id, fingerprint: $fingerprint, fingerprintAfter: $after, reason: "Billing API down.", evidence: "Refunded in the console, ticket OPS-14." }) {
+    ... on RecordManualExecutionPayload { proposal { state } }
+    ... on UserError { code field message } } }`;
+const TARGET_STATE = `query($recordId: String!) { targetState(system: "billing", recordId: $recordId) { fingerprint reportedBy source } }`;
+const STATE = `query($id: ID!) { node(id: $id) { ... on Proposal { state stateReason } } }`;
 const HISTORY = `query($id: ID!) { node(id: $id) { ... on Proposal { history(first: 20) { edges { node { type actor details } } } } } }`;
 
 describe('manual execution, reserved like automation’s (two servers, one database)', () => {
@@ -136,5 +143,38 @@ describe('manual execution, reserved like automation’s (two servers, one datab
         reportedFingerprint: 'fp-2',
       },
     });
+  });
+
+  it('a record that ends EXECUTED remembers fingerprintAfter as the target’s state and stales its other open proposals', async () => {
+    const { id } = await approved('after-state');
+    const sibling = (await run(agent, one.url, SUBMIT_SIBLING, { recordId: 'after-state', fingerprint: 'fp-1' })).submitProposal.proposal
+      .id;
+    // Bounded and typed like every fingerprint: nothing recorded when it is invalid.
+    for (const after of ['', 'x'.repeat(201), ' fp-2']) {
+      const refused = (await run(operator, two.url, RECORD_AFTER, { id, fingerprint: 'fp-1', after })).recordManualExecution;
+      expect(refused).toMatchObject({ code: 'INVALID_TEXT', field: 'fingerprintAfter' });
+    }
+    expect((await run(reviewer, one.url, TARGET_STATE, { recordId: 'after-state' })).targetState).toBeNull();
+    const recorded = (await run(operator, two.url, RECORD_AFTER, { id, fingerprint: 'fp-1', after: 'fp-2' })).recordManualExecution;
+    expect(recorded.proposal.state).toBe('EXECUTED');
+    const remembered = (await run(reviewer, one.url, TARGET_STATE, { recordId: 'after-state' })).targetState;
+    expect(remembered).toEqual({ fingerprint: 'fp-2', reportedBy: 'ops-olga', source: 'EXECUTION' });
+    const other = (await run(reviewer, one.url, STATE, { id: sibling })).node;
+    expect(other.state).toBe('STALE');
+    expect(other.stateReason).toContain('fp-2');
+    const last = (await run(operator, one.url, HISTORY, { id })).node.history.edges.at(-1).node;
+    expect(last).toMatchObject({ type: 'MANUAL_EXECUTION_RECORDED', details: { reportedFingerprint: 'fp-1', fingerprintAfter: 'fp-2' } });
+  });
+
+  it('a record that ends OUTCOME_UNKNOWN keeps fingerprintAfter in the event only: the target’s state is not known', async () => {
+    const { id } = await approved('after-unknown');
+    const sibling = (await run(agent, one.url, SUBMIT_SIBLING, { recordId: 'after-unknown', fingerprint: 'fp-1' })).submitProposal.proposal
+      .id;
+    const recorded = (await run(operator, two.url, RECORD_AFTER, { id, fingerprint: 'fp-x', after: 'fp-9' })).recordManualExecution;
+    expect(recorded.proposal.state).toBe('OUTCOME_UNKNOWN');
+    expect((await run(reviewer, one.url, TARGET_STATE, { recordId: 'after-unknown' })).targetState).toBeNull();
+    expect((await run(reviewer, one.url, STATE, { id: sibling })).node.state).toBe('PENDING');
+    const last = (await run(operator, one.url, HISTORY, { id })).node.history.edges.at(-1).node;
+    expect(last).toMatchObject({ type: 'EXECUTION_OUTCOME_UNKNOWN', details: { reportedFingerprint: 'fp-x', fingerprintAfter: 'fp-9' } });
   });
 });

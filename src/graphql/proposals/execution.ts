@@ -39,7 +39,7 @@ const TargetStateRef = builder.objectRef<TargetState>('TargetState').implement({
     reportedBy: t.exposeString('reportedBy', { description: 'The principal that reported it.' }),
     source: t.exposeString('source', {
       description:
-        'REPORT (reportTargetState), EXECUTION (reportExecutionResult with a fingerprint) or RECONCILIATION (reconcileProposal).',
+        'REPORT (reportTargetState), EXECUTION (reportExecutionResult with a fingerprint, or recordManualExecution with fingerprintAfter) or RECONCILIATION (reconcileProposal).',
     }),
   }),
 });
@@ -254,6 +254,10 @@ builder.mutationFields((t) => ({
           fields: (f) => ({
             id: f.globalID({ required: true, description: 'The proposal’s global id.' }),
             fingerprint: f.string({ required: true, description: 'The target’s fingerprint, read just before doing it.' }),
+            fingerprintAfter: f.string({
+              description:
+                'The target’s fingerprint read after doing it (1–200 characters; optional): when the record ends EXECUTED the server remembers it as the target’s state (targetState, source EXECUTION), and other proposals of the target made against another one become STALE. After OUTCOME_UNKNOWN it is kept in the event only.',
+            }),
             reason: f.string({
               required: true,
               description: 'Why it was done by hand (e.g. the integration was down), 1–1000 characters; kept apart from the evidence.',

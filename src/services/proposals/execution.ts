@@ -301,13 +301,18 @@ export async function reportExecutionResult(
  * (`evidence`), kept apart. The same checks as an automated execution; when they hold → EXECUTED. When
  * they no longer do (fingerprint changed, approval expired, or the approved revision already EXPIRED or
  * STALE), what happened is never recorded as "not executed": → OUTCOME_UNKNOWN, for a reconciler.
+ * `fingerprintAfter`, the target as read after acting, is remembered as its state (source EXECUTION) when the
+ * record ends EXECUTED, making the target's other open proposals made against another fingerprint STALE;
+ * after OUTCOME_UNKNOWN the target's state is not known, so it is kept in the event only.
  */
 export async function recordManualExecution(
   deps: ProposalDeps,
   actor: Actor,
-  input: { id: number; fingerprint: string; evidence: string; reason: string },
+  input: { id: number; fingerprint: string; evidence: string; reason: string; fingerprintAfter?: string | null },
 ): Promise<Proposal> {
   const fingerprint = validateText(input.fingerprint, 'fingerprint', PROPOSAL_LIMITS.fingerprint);
+  const fingerprintAfter =
+    input.fingerprintAfter == null ? null : validateText(input.fingerprintAfter, 'fingerprintAfter', PROPOSAL_LIMITS.fingerprint);
   const evidence = validateText(input.evidence, 'evidence', PROPOSAL_LIMITS.evidence);
   const reason = validateText(input.reason, 'reason', LIMITS.reason);
   return deps.db.write(async (tx, sql) => {
@@ -336,8 +341,20 @@ export async function recordManualExecution(
         reason,
         evidence,
         reportedFingerprint: fingerprint,
+        ...(fingerprintAfter === null ? {} : { fingerprintAfter }),
         operationId: current.operationId,
       });
+      // The target as read after acting: remembered, the target's other open proposals checked against it.
+      if (fingerprintAfter !== null) {
+        await rememberTargetState(tx, sql, {
+          targetSystem: current.targetSystem,
+          targetId: current.targetId,
+          fingerprint: fingerprintAfter,
+          actor,
+          now,
+          source: 'EXECUTION',
+        });
+      }
       return proposal;
     }
     const why =
@@ -363,6 +380,7 @@ export async function recordManualExecution(
       reason,
       evidence,
       reportedFingerprint: fingerprint,
+      ...(fingerprintAfter === null ? {} : { fingerprintAfter }),
       operationId: current.operationId,
     });
     return proposal;

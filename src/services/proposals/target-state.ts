@@ -1,6 +1,6 @@
 // Action proposals, what the server knows of each target's current state (issue 17, item 2): the last
 // fingerprint reported for (targetSystem, targetId), when, by whom and how. Reports (reportTargetState) and
-// executions that report the target's fingerprint (a result, a reconciliation) write it in their own
+// executions that report the target's fingerprint (a result, a manual record, a reconciliation) write it in their own
 // transaction, making proposals of that target made against another fingerprint STALE; submissions,
 // approvals and execution attempts against another fingerprint are refused or stopped.
 import type { Proposal, TargetState, TxSql, WriteTx } from '../../db/client.js';
