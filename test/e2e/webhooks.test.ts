@@ -1,7 +1,8 @@
 // Outbound webhooks against a real HTTP receiver, on a real database file: signed bodies, only the wanted
 // event types, retries at the backoff times on the manual clock, FAILED after the last attempt with nothing
-// else affected, a restart that loses and doubles nothing, two servers on one file sending each once, and
-// the ADMIN-only delivery log.
+// else affected, a restart that loses and doubles nothing, two servers on one file sending each once,
+// proposal events (an automatic escalation by age, an execution reported UNKNOWN), and the ADMIN-only
+// delivery log.
 import { createHmac } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -15,10 +16,20 @@ import { loadConfig } from '../../src/config.js';
 import { type Database, openDatabase, type WebhookDelivery } from '../../src/db/client.js';
 import type { Role } from '../../src/domain/access.js';
 import { ManualClock } from '../../src/domain/clock.js';
+import type { EscalationPolicy } from '../../src/domain/escalation.js';
 import { createLogger } from '../../src/logger.js';
 import { WebhookDispatcher } from '../../src/notifications/webhooks.js';
 import { createApiKey } from '../../src/services/api-keys.js';
+import {
+  claimExecution,
+  claimProposal,
+  reportExecutionResult,
+  reviewProposal,
+  startExecutionAttempt,
+  submitProposal,
+} from '../../src/services/proposals/index.js';
 import { type TestDatabase, testDatabase } from '../support/database.js';
+import { EXECUTOR, PROPOSER, proposalInput, REVIEWER } from '../support/proposals.js';
 import { postGraphQL } from '../support/server.js';
 
 const SECRET = 'a-webhook-secret-of-at-least-32-characters';
@@ -29,7 +40,7 @@ interface Received {
   json: {
     id: number;
     webhook: string;
-    event: { sequence: number; type: string; categoryName: string | null; details: Record<string, unknown> };
+    event: { sequence: number; type: string; categoryName: string | null; proposalId: number | null; details: Record<string, unknown> };
   };
   answered: number;
 }
@@ -89,6 +100,7 @@ async function start(
   location: DatabaseLocation,
   webhooks: WebhookConfig[],
   clock = new ManualClock(Date.UTC(2026, 10, 30, 9)),
+  proposalEscalation: EscalationPolicy | null = null,
 ): Promise<Running> {
   const db = await openDatabase({ location });
   const logs: string[] = [];
@@ -101,7 +113,7 @@ async function start(
   const app = createApp({
     db,
     clock,
-    config: { host: '127.0.0.1', port: 0, graphiql: false, shutdownTimeoutMs: 2_000, maxBodyBytes: 1 << 20, webhooks },
+    config: { host: '127.0.0.1', port: 0, graphiql: false, shutdownTimeoutMs: 2_000, maxBodyBytes: 1 << 20, webhooks, proposalEscalation },
     logger: createLogger('debug', sink),
   });
   const url = await app.start();
@@ -389,6 +401,57 @@ describe('outbound webhooks', () => {
     expect(ops.received.map((entry) => entry.json.event.categoryName).sort()).toEqual([...names].sort());
     expect(new Set(ops.received.map((entry) => entry.json.id)).size).toBe(30);
     expect((await deliveries(a)).every((row) => row.status === 'DELIVERED' && row.attempts === 1)).toBe(true);
+  });
+
+  it('sends one signed delivery for an automatic escalation of an old PENDING proposal and one for an execution reported UNKNOWN', async () => {
+    const ops = await receiver();
+    const escalation: EscalationPolicy = { pendingAfterSeconds: 3600, outcomeUnknownAfterSeconds: null, to: 'ADMIN' };
+    const clock = new ManualClock(Date.UTC(2026, 10, 30, 9));
+    const server = await start(await database(), [hook(ops.url, ['PROPOSAL_ESCALATED', 'EXECUTION_OUTCOME_UNKNOWN'])], clock, escalation);
+    const deps = { db: server.db, clock, escalation };
+    const verify = (entry: Received) => {
+      const match = /^t=(\d+),v1=([0-9a-f]{64})$/.exec(String(entry.headers['leasehold-signature']));
+      expect(match).not.toBeNull();
+      const [, t, v1] = match as RegExpExecArray;
+      expect(v1).toBe(createHmac('sha256', SECRET).update(`${t}.${entry.body}`).digest('hex'));
+      expect(entry.headers['leasehold-event']).toBe(entry.json.event.type);
+    };
+
+    const { proposal: waiting } = await submitProposal(deps, PROPOSER, proposalInput('waits'));
+    await server.settle();
+    clock.advance(3600_000 - 1);
+    await server.settle();
+    // Submission is not subscribed, and the escalation is not due yet.
+    expect(ops.received).toEqual([]);
+    // Nothing but the clock moves: the announcer escalates it, and the webhook hears of it.
+    clock.advance(1);
+    await server.settle();
+    expect(ops.received.map((entry) => [entry.json.event.type, entry.json.event.proposalId])).toEqual([['PROPOSAL_ESCALATED', waiting.id]]);
+    expect(ops.received[0]?.json.event.details).toMatchObject({ to: 'ADMIN', automatic: true });
+    verify(ops.received[0] as Received);
+
+    const { proposal: sent } = await submitProposal(deps, PROPOSER, proposalInput('sent'));
+    const review = await claimProposal(deps, REVIEWER, { id: sent.id });
+    await reviewProposal(deps, REVIEWER, { token: review?.token ?? '', decision: 'APPROVE', revision: 1 });
+    const execution = await claimExecution(deps, EXECUTOR, { leaseSeconds: 60 });
+    expect(execution?.proposal.id).toBe(sent.id);
+    await startExecutionAttempt(deps, EXECUTOR, { token: execution?.token ?? '', fingerprint: 'v1-sent' });
+    await reportExecutionResult(deps, EXECUTOR, { token: execution?.token ?? '', outcome: 'UNKNOWN' });
+    await server.settle();
+    expect(ops.received.map((entry) => [entry.json.event.type, entry.json.event.proposalId])).toEqual([
+      ['PROPOSAL_ESCALATED', waiting.id],
+      ['EXECUTION_OUTCOME_UNKNOWN', sent.id],
+    ]);
+    verify(ops.received[1] as Received);
+    // Once each, however long the clock runs on.
+    clock.advance(24 * 3600_000);
+    await server.settle();
+    expect(ops.received).toHaveLength(2);
+    const rows = await deliveries(server);
+    expect(rows.map((row) => [row.status, row.attempts])).toEqual([
+      ['DELIVERED', 1],
+      ['DELIVERED', 1],
+    ]);
   });
 
   it('lists deliveries to ADMINs only, filtered by status and webhook', async () => {
