@@ -9,6 +9,11 @@ export const fanOutPace = {
    * writes frames in this process.
    */
   writeHeld: (): Promise<number> => Promise.resolve(0),
+  /**
+   * Events waiting in the buffers of subscribers at least half-way to their limit (src/events/streams.ts
+   * provides it): a burst waits while this shrinks. 0 when none lags.
+   */
+  laggingEvents: (): number => 0,
   /** Milliseconds spent writing held frames to sockets since the process started. */
   writesMs: 0,
   /** Flushes of held frames since the process started, and the slices they were written in. */

@@ -41,6 +41,16 @@ const SLICE_BUDGET_MS = 5;
 const BURST_EVENTS = 64;
 const BURST_REST_RATIO = 2;
 const BURST_BATCH_MS = 15;
+/**
+ * After a burst's batch and rest, while subscribers are half-way to their buffer's limit
+ * (fanOutPace.laggingEvents), the burst waits for them, checking every LAGGARD_POLL_MS, as long as their
+ * buffers shrink: a dashboard that reads slower than a bulk arrives catches up instead of being cut off.
+ * Once they stop shrinking for LAGGARD_PATIENCE_MS (a client that stopped reading) the burst goes on without
+ * them, and at most LAGGARD_WAIT_MS per batch (the others are waiting too).
+ */
+export const LAGGARD_POLL_MS = 10;
+export const LAGGARD_PATIENCE_MS = 100;
+export const LAGGARD_WAIT_MS = 2_000;
 
 export class EventFeed {
   private readonly listeners = new Set<FeedListener>();
@@ -200,6 +210,23 @@ export class EventFeed {
       await new Promise<void>((resolve) => setTimeout(resolve, (batchMs + writtenMs) * BURST_REST_RATIO));
       batchMs = 0;
       if (this.stopped) return;
+      await this.waitForLaggards();
+      if (this.stopped) return;
+    }
+  }
+
+  /** See LAGGARD_WAIT_MS. */
+  private async waitForLaggards(): Promise<void> {
+    let least = fanOutPace.laggingEvents();
+    let stalledMs = 0;
+    for (let waitedMs = 0; least > 0 && waitedMs < LAGGARD_WAIT_MS && stalledMs < LAGGARD_PATIENCE_MS && !this.stopped; ) {
+      await new Promise<void>((resolve) => setTimeout(resolve, LAGGARD_POLL_MS));
+      waitedMs += LAGGARD_POLL_MS;
+      const now = fanOutPace.laggingEvents();
+      if (now < least) {
+        least = now;
+        stalledMs = 0;
+      } else stalledMs += LAGGARD_POLL_MS;
     }
   }
 

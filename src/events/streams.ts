@@ -4,6 +4,7 @@
 import { GraphQLError } from 'graphql';
 import type { EventTail } from '../db/event-tail.js';
 import { Queue } from './event-queue.js';
+import { fanOutPace } from './fan-out-pace.js';
 import type { EventFeed, FeedEvent } from './feed.js';
 
 export interface StreamOptions {
@@ -20,6 +21,18 @@ const PAGE = 500;
 export const streamLimits = {
   /** Most events buffered for a subscriber that does not keep up, before it is cut off with SUBSCRIBER_TOO_SLOW. */
   maxBuffered: 10_000,
+};
+
+/**
+ * The buffers of streams holding at least half their limit: a burst waits while these shrink
+ * (src/events/feed.ts), so a subscriber that reads slower than a bulk arrives is not cut off while it
+ * still reads. A subscriber that has stopped reading does not shrink and is not waited for.
+ */
+const lagging = new Set<Queue<FeedEvent>>();
+fanOutPace.laggingEvents = () => {
+  let total = 0;
+  for (const queue of lagging) total += queue.length;
+  return total;
 };
 
 /** What a direct sink did with a live event: sent it, or left it to `next()`. */
@@ -66,6 +79,7 @@ export async function eventStream(feed: EventFeed, tail: EventTail, options: Str
   const latest = options.after == null ? null : await tail.latestSequence();
   const maxBuffered = options.maxBuffered ?? streamLimits.maxBuffered;
   const queue = new Queue<FeedEvent>();
+  const laggingAt = Math.max(1, Math.floor(maxBuffered / 2));
   let overflowed = false;
   let closed = false;
   let waiting: { resolve: (result: IteratorResult<FeedEvent>) => void; reject: (error: unknown) => void } | null = null;
@@ -84,12 +98,14 @@ export async function eventStream(feed: EventFeed, tail: EventTail, options: Str
     closed = true;
     unlisten();
     queue.clear();
+    lagging.delete(queue);
     waiting?.resolve(done());
     waiting = null;
   };
   /** The next event after `position` that the queue holds, if any. */
   const nextQueued = (): FeedEvent | null => {
     for (let event = queue.shift(); event !== undefined; event = queue.shift()) {
+      if (queue.length < laggingAt) lagging.delete(queue);
       if (event.id > position) {
         position = event.id;
         return event;
@@ -118,7 +134,8 @@ export async function eventStream(feed: EventFeed, tail: EventTail, options: Str
     if (queue.length > maxBuffered) {
       overflowed = true;
       queue.clear();
-    }
+      lagging.delete(queue);
+    } else if (queue.length >= laggingAt) lagging.add(queue);
     if (waiting && !replaying) {
       const pending = waiting;
       if (overflowed) {

@@ -8,7 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Database, openDatabase } from '../../src/db/client.js';
 import { ManualClock } from '../../src/domain/clock.js';
 import { fanOutPace } from '../../src/events/fan-out-pace.js';
-import { EventFeed, type FeedEvent } from '../../src/events/feed.js';
+import { EventFeed, type FeedEvent, LAGGARD_PATIENCE_MS, LAGGARD_POLL_MS } from '../../src/events/feed.js';
+import { eventStream } from '../../src/events/streams.js';
 import { createLogger } from '../../src/logger.js';
 import { addCategories } from '../../src/services/categories.js';
 import { addItems } from '../../src/services/items.js';
@@ -58,7 +59,7 @@ describe(`the feed spreads a costly page over turns of the event loop (${BACKEND
    * Follows the feed through bulks of `counts` items in turn, with a listener costing `perEventMs`,
    * counting event-loop turns as it goes. The first bulks teach the feed what an event costs.
    */
-  async function follow(counts: number[], perEventMs: number) {
+  async function follow(counts: number[], perEventMs: number, backlog?: (look: number) => number) {
     const tail = await db.openTail();
     const feed = new EventFeed(tail, createLogger('silent'), { pollIntervalMs: 1_000, sliceBudgetMs: 5 });
     await feed.start();
@@ -68,9 +69,13 @@ describe(`the feed spreads a costly page over turns of the event loop (${BACKEND
       turns++;
       if (counting) setImmediate(countTurn);
     };
-    let slices: { ids: number[]; turn: number; writesBefore: number }[] = [];
+    let slices: { ids: number[]; turn: number; writesBefore: number; looksBefore: number }[] = [];
+    /** The feed's looks at lagging subscribers' backlog (`backlog` answers the n-th look). */
+    let looks = 0;
     let writes = 0;
     const writeHeld = fanOutPace.writeHeld;
+    const lagging = fanOutPace.laggingEvents;
+    if (backlog) fanOutPace.laggingEvents = () => backlog(looks++);
     fanOutPace.writeHeld = async () => {
       writes++;
       busy(WRITE_MS);
@@ -79,7 +84,7 @@ describe(`the feed spreads a costly page over turns of the event loop (${BACKEND
     let observed: { ids: number[]; slicesBefore: number }[] = [];
     feed.listen((events: readonly FeedEvent[]) => {
       busy(perEventMs * events.length);
-      slices.push({ ids: events.map((event) => event.id), turn: turns, writesBefore: writes });
+      slices.push({ ids: events.map((event) => event.id), turn: turns, writesBefore: writes, looksBefore: looks });
     });
     feed.observe((events: readonly FeedEvent[]) => {
       observed.push({ ids: events.map((event) => event.id), slicesBefore: slices.length });
@@ -100,9 +105,10 @@ describe(`the feed spreads a costly page over turns of the event loop (${BACKEND
         wallMs = performance.now() - began;
       }
       counting = false;
-      return { start, slices, observed, wallMs, writes: writes - writesBefore };
+      return { start, slices, observed, wallMs, writes: writes - writesBefore, looks };
     } finally {
       fanOutPace.writeHeld = writeHeld;
+      fanOutPace.laggingEvents = lagging;
       await feed.stop();
       await tail.close();
     }
@@ -139,6 +145,49 @@ describe(`the feed spreads a costly page over turns of the event loop (${BACKEND
     expect(slices.map((slice) => slice.ids.length)).toEqual([300]);
     expect(slices[0]?.ids[0]).toBe(start + 1);
     expect(writes).toBe(1);
+  });
+
+  it('a burst waits after a batch while a lagging subscriber catches up, and goes on once it has', async () => {
+    // A subscriber half-way to its buffer's limit, its backlog shrinking by 100 at each look (0 from the 11th).
+    const { slices, writes } = await follow([5, 200], 1, (look) => Math.max(0, 1_000 - 100 * look));
+    expect(writes).toBeGreaterThan(1);
+    // The first batch went at once; every slice after it came only once the backlog was gone.
+    const first = slices[0]?.writesBefore ?? 0;
+    const later = slices.filter((slice) => slice.writesBefore > first);
+    expect(later.length).toBeGreaterThan(0);
+    for (const slice of later) expect(slice.looksBefore).toBeGreaterThanOrEqual(11);
+  });
+
+  it('a burst does not wait for a subscriber that has stopped reading (its backlog does not shrink)', async () => {
+    const { writes, looks } = await follow([5, 200], 1, () => 5_000);
+    // Per batch: the first look, then LAGGARD_PATIENCE_MS of looks without progress, not the 2 s a reader catching up may get.
+    expect(looks).toBeLessThanOrEqual(writes * (LAGGARD_PATIENCE_MS / LAGGARD_POLL_MS + 1));
+  });
+
+  it("a stream's buffer counts as lagging from half its limit until it drains below half, or is cut off", async () => {
+    const tail = await db.openTail();
+    const feed = new EventFeed(tail, createLogger('silent'), { pollIntervalMs: 1_000 });
+    await feed.start();
+    try {
+      const stream = await eventStream(feed, tail, { filter: () => true, maxBuffered: 100 });
+      const before = fanOutPace.laggingEvents();
+      await bulk(49);
+      await feed.catchUp();
+      expect(fanOutPace.laggingEvents() - before).toBe(0);
+      await bulk(11);
+      await feed.catchUp();
+      expect(fanOutPace.laggingEvents() - before).toBe(60);
+      for (let n = 0; n < 11; n++) await stream.next();
+      expect(fanOutPace.laggingEvents() - before).toBe(0);
+      await bulk(60);
+      await feed.catchUp();
+      // 109 buffered: over the limit, cut off (SUBSCRIBER_TOO_SLOW on the next read), no longer lagging.
+      expect(fanOutPace.laggingEvents() - before).toBe(0);
+      await expect(stream.next()).rejects.toThrow(/Too many events/);
+    } finally {
+      await feed.stop();
+      await tail.close();
+    }
   });
 
   it('a page shorter than a burst is live traffic: its frames wait for the timed flushes', async () => {
