@@ -58,6 +58,20 @@ describe('the remembered target state over GraphQL', () => {
     return id;
   }
 
+  it('a system or record that is not valid text (empty, a NUL, 201 characters) is a typed INVALID_TEXT naming the argument, on every backend', async () => {
+    const READ = `query($system: String!, $recordId: String!) { targetState(system: $system, recordId: $recordId) { fingerprint } }`;
+    for (const [variables, field] of [
+      [{ system: '\u0000', recordId: 'inv-9' }, 'system'],
+      [{ system: 'billing', recordId: '' }, 'recordId'],
+      [{ system: 'x'.repeat(201), recordId: 'inv-9' }, 'system'],
+    ] as const) {
+      const body = (await (await postGraphQL(server.url, READ, variables, viewer.headers)).json()) as {
+        errors?: { extensions?: { code?: string; field?: string } }[];
+      };
+      expect(body.errors?.map((error) => [error.extensions?.code, error.extensions?.field])).toEqual([['INVALID_TEXT', field]]);
+    }
+  });
+
   it('a report while EXECUTING: startExecutionAttempt with the old read answers proceed: false; the state is readable and refuses old submissions', async () => {
     expect((await run(viewer, server.url, TARGET_STATE)).targetState).toBeNull();
     await approved('exec-1', 'fp-1');

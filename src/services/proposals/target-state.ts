@@ -5,8 +5,9 @@
 // approvals and execution attempts against another fingerprint are refused or stopped.
 import type { Proposal, TargetState, TxSql, WriteTx } from '../../db/client.js';
 import { DomainError } from '../../domain/errors.js';
+import { validateText } from '../../domain/validation.js';
 import type { Actor, ServiceDeps } from '../context.js';
-import { markStale } from './shared.js';
+import { markStale, PROPOSAL_LIMITS } from './shared.js';
 
 /** How a fingerprint reached the server. */
 export type TargetStateSource = 'REPORT' | 'EXECUTION' | 'RECONCILIATION';
@@ -21,7 +22,12 @@ export async function rememberedTargetState(tx: WriteTx, targetSystem: string, t
 
 /** Reads the remembered state outside a write (the `targetState` query). */
 export async function readTargetState(deps: ServiceDeps, targetSystem: string, targetId: string): Promise<TargetState | null> {
-  return deps.db.read.targetState.findUnique({ where: { targetSystem_targetId: { targetSystem, targetId } } });
+  // Checked as a submission checks them (a NUL, say, would otherwise reach PostgreSQL, which refuses it as an internal error).
+  const key = {
+    targetSystem: validateText(targetSystem, 'system', PROPOSAL_LIMITS.target),
+    targetId: validateText(targetId, 'recordId', PROPOSAL_LIMITS.target),
+  };
+  return deps.db.read.targetState.findUnique({ where: { targetSystem_targetId: key } });
 }
 
 /** One line naming the remembered fingerprint, when and by whom, for refusals and reasons. */
