@@ -152,8 +152,9 @@ async function openSqlite(file: string, options: DatabaseOptions): Promise<Datab
   const writer = new PrismaClient({
     adapter: sqliteAdapter({
       file,
-      // A lock held elsewhere fails at once; GroupCommit waits for it without stopping the event loop.
-      busyTimeoutMs: 0,
+      // Once open, a lock held elsewhere fails at once; GroupCommit waits for it without stopping the event loop.
+      busyTimeoutMs,
+      busyTimeoutAfterConnectMs: 0,
       readonly: false,
       pragmas: ['PRAGMA foreign_keys = ON', `PRAGMA synchronous = ${options.synchronous ?? 'NORMAL'}`],
       onConnect: (prepare, connection) => statements.attach(prepare, connection),

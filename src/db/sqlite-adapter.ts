@@ -9,7 +9,16 @@ type Adapter = Awaited<ReturnType<AdapterFactory['connect']>>;
 
 export interface ConnectionSettings {
   file: string;
+  /** How long the connection waits for a lock another process holds, while it opens and (see below) after. */
   busyTimeoutMs: number;
+  /**
+   * The busy timeout once the connection is open, when it differs: the server's writer fails at once on a
+   * held lock and lets GroupCommit wait without stopping the event loop, but while it opens (its pragmas
+   * read the schema) it waits like any other connection, so a server starting beside another process's
+   * migration or checkpoint does not fail with "database is locked" (seen in CI with two servers starting
+   * on one new file).
+   */
+  busyTimeoutAfterConnectMs?: number;
   readonly: boolean;
   /** Statements run once on the new connection, e.g. `PRAGMA foreign_keys = ON`. */
   pragmas: string[];
@@ -85,6 +94,8 @@ export function sqliteAdapter(settings: ConnectionSettings): AdapterFactory {
     const prepare = connection.prepare.bind(connection);
     cacheStatements(connection, prepare);
     settings.onConnect?.(prepare, connection);
+    if (settings.busyTimeoutAfterConnectMs !== undefined)
+      connection.pragma(`busy_timeout = ${Math.trunc(settings.busyTimeoutAfterConnectMs)}`);
     return adapter;
   };
   return inner;
