@@ -1,13 +1,10 @@
 // Action proposals, execution: exactly once under an execution lease. Owns the claim (one winner), the
-// fingerprint check right before an attempt, the reported outcome, a manual execution, and the target
-// state reports that make proposals STALE before they run.
+// fingerprint check right before an attempt, the reported outcome and a manual execution. What the server
+// knows of each target (reportTargetState and the remembered fingerprint) is in target-state.ts.
 import type { ExecutionAttempt, Proposal, WriteTx } from '../../db/client.js';
-import { appendEvent } from '../../db/event-store.js';
-import type { Role } from '../../domain/access.js';
 import { DomainError } from '../../domain/errors.js';
 import { hashLeaseToken, issueLeaseToken, leaseExpiry } from '../../domain/lease.js';
 import { type ProposalOperation, RISK_LEVELS, transition } from '../../domain/proposal.js';
-import { mayReportTargetState } from '../../domain/proposal-rules.js';
 import { LIMITS, validateLeaseSeconds, validateText } from '../../domain/validation.js';
 import type { Actor } from '../context.js';
 import {
@@ -22,7 +19,6 @@ import {
   type ProposalDeps,
   policyOf,
   proposalEvent,
-  rulesOf,
   voidApprovals,
 } from './shared.js';
 import { describeRemembered, rememberedTargetState, rememberTargetState } from './target-state.js';
@@ -384,42 +380,5 @@ export async function recordManualExecution(
       operationId: current.operationId,
     });
     return proposal;
-  });
-}
-
-/**
- * Records a target's current fingerprint. Every PENDING or APPROVED proposal of that target reviewed
- * against another fingerprint becomes STALE, its approvals void. Returns those proposals. Only principals
- * allowed for that system may (TARGET_STATE_REPORTERS; EXECUTORs for a system not named there).
- */
-export async function reportTargetState(
-  deps: ProposalDeps,
-  actor: Actor & { roles: ReadonlySet<Role> },
-  input: { targetSystem: string; targetId: string; fingerprint: string },
-): Promise<Proposal[]> {
-  const targetSystem = validateText(input.targetSystem, 'target.system', PROPOSAL_LIMITS.target);
-  const reporters = rulesOf(deps).targetStateReporters;
-  if (!mayReportTargetState(reporters, actor, targetSystem)) {
-    const named = Object.hasOwn(reporters, targetSystem);
-    throw new DomainError(
-      'NOT_TARGET_STATE_REPORTER',
-      named
-        ? `${actor.name} may not report the state of "${targetSystem}": TARGET_STATE_REPORTERS allows only ${reporters[targetSystem]?.join(', ')} for it.`
-        : `${actor.name} may not report the state of "${targetSystem}": it is not named in TARGET_STATE_REPORTERS, so only principals with the EXECUTOR role may.`,
-      'target.system',
-    );
-  }
-  const targetId = validateText(input.targetId, 'target.recordId', PROPOSAL_LIMITS.target);
-  const fingerprint = validateText(input.fingerprint, 'fingerprint', PROPOSAL_LIMITS.fingerprint);
-  return deps.db.write(async (tx, sql) => {
-    const now = deps.clock.now();
-    await appendEvent(sql, {
-      type: 'TARGET_STATE_REPORTED',
-      actor: actor.name,
-      at: now,
-      details: { target: `${targetSystem}/${targetId}`, fingerprint },
-    });
-    // Remembered, and every proposal of the target not yet executing made against another fingerprint → STALE.
-    return rememberTargetState(tx, sql, { targetSystem, targetId, fingerprint, actor, now, source: 'REPORT' });
   });
 }

@@ -10,7 +10,6 @@ export {
   type ExecutionOutcome,
   recordManualExecution,
   reportExecutionResult,
-  reportTargetState,
   startExecutionAttempt,
 } from './execution.js';
 export { type NewProposal, submitProposal } from './intake.js';
@@ -27,3 +26,4 @@ export {
   reviewProposal,
 } from './review.js';
 export { type Policies, PROPOSAL_LIMITS, type ProposalDeps } from './shared.js';
+export { reportTargetState } from './target-state.js';

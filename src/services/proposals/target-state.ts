@@ -4,10 +4,13 @@
 // transaction, making proposals of that target made against another fingerprint STALE; submissions,
 // approvals and execution attempts against another fingerprint are refused or stopped.
 import type { Proposal, TargetState, TxSql, WriteTx } from '../../db/client.js';
+import { appendEvent } from '../../db/event-store.js';
+import type { Role } from '../../domain/access.js';
 import { DomainError } from '../../domain/errors.js';
+import { mayReportTargetState } from '../../domain/proposal-rules.js';
 import { validateText } from '../../domain/validation.js';
 import type { Actor, ServiceDeps } from '../context.js';
-import { markStale, PROPOSAL_LIMITS } from './shared.js';
+import { markStale, PROPOSAL_LIMITS, type ProposalDeps, rulesOf } from './shared.js';
 
 /** How a fingerprint reached the server. */
 export type TargetStateSource = 'REPORT' | 'EXECUTION' | 'RECONCILIATION';
@@ -82,4 +85,41 @@ export async function rememberTargetState(
     stale.push(await markStale(tx, sql, current, { actor, now, fingerprint, reason }));
   }
   return stale;
+}
+
+/**
+ * Records a target's current fingerprint. Every PENDING or APPROVED proposal of that target reviewed
+ * against another fingerprint becomes STALE, its approvals void. Returns those proposals. Only principals
+ * allowed for that system may (TARGET_STATE_REPORTERS; EXECUTORs for a system not named there).
+ */
+export async function reportTargetState(
+  deps: ProposalDeps,
+  actor: Actor & { roles: ReadonlySet<Role> },
+  input: { targetSystem: string; targetId: string; fingerprint: string },
+): Promise<Proposal[]> {
+  const targetSystem = validateText(input.targetSystem, 'target.system', PROPOSAL_LIMITS.target);
+  const reporters = rulesOf(deps).targetStateReporters;
+  if (!mayReportTargetState(reporters, actor, targetSystem)) {
+    const named = Object.hasOwn(reporters, targetSystem);
+    throw new DomainError(
+      'NOT_TARGET_STATE_REPORTER',
+      named
+        ? `${actor.name} may not report the state of "${targetSystem}": TARGET_STATE_REPORTERS allows only ${reporters[targetSystem]?.join(', ')} for it.`
+        : `${actor.name} may not report the state of "${targetSystem}": it is not named in TARGET_STATE_REPORTERS, so only principals with the EXECUTOR role may.`,
+      'target.system',
+    );
+  }
+  const targetId = validateText(input.targetId, 'target.recordId', PROPOSAL_LIMITS.target);
+  const fingerprint = validateText(input.fingerprint, 'fingerprint', PROPOSAL_LIMITS.fingerprint);
+  return deps.db.write(async (tx, sql) => {
+    const now = deps.clock.now();
+    await appendEvent(sql, {
+      type: 'TARGET_STATE_REPORTED',
+      actor: actor.name,
+      at: now,
+      details: { target: `${targetSystem}/${targetId}`, fingerprint },
+    });
+    // Remembered, and every proposal of the target not yet executing made against another fingerprint → STALE.
+    return rememberTargetState(tx, sql, { targetSystem, targetId, fingerprint, actor, now, source: 'REPORT' });
+  });
 }
