@@ -70,6 +70,7 @@ async function handle(request: ScaleWorkerRequest): Promise<void> {
         count,
         authorizations: request.authorizations,
         query: request.query,
+        keepLogs: false,
         onPayload: (payload, receivedAt, subscriber) => {
           const sequence = payload.sequence as number;
           if (sequence <= (previous[subscriber] ?? 0)) notIncreasing++;

@@ -55,6 +55,12 @@ export interface PoolOptions {
   batch?: number;
   /** Called on every payload, after it is logged. */
   onPayload?: (payload: EventPayload, receivedAt: number, subscriber: number) => void;
+  /**
+   * Keep every payload's sequence and times in `logs` (default). Off for the live-at-scale part, whose
+   * workers count in constant memory: ten million deliveries logged are arrays of hundreds of megabytes
+   * whose growth and collection would be charged to the subscribers' processes, not to the server.
+   */
+  keepLogs?: boolean;
 }
 
 const newErrors = (): PoolErrors => ({ connection: 0, graphql: 0, completed: 0, malformed: 0 });
@@ -68,6 +74,7 @@ export async function openSubscribers(options: PoolOptions): Promise<SubscriberP
   const errors = newErrors();
   let closing = false;
   const batch = options.batch ?? 50;
+  const keepLogs = options.keepLogs ?? true;
   if (options.authorizations.length < options.count) {
     throw new Error(`${options.count} subscribers need ${options.count} credentials, got ${options.authorizations.length}`);
   }
@@ -118,9 +125,11 @@ export async function openSubscribers(options: PoolOptions): Promise<SubscriberP
                     errors.malformed++;
                     return;
                   }
-                  log.sequences.push(payload.sequence);
-                  log.receivedAt.push(receivedAt);
-                  log.serverNow.push(payload.serverNow ? Date.parse(payload.serverNow) : Number.NaN);
+                  if (keepLogs) {
+                    log.sequences.push(payload.sequence);
+                    log.receivedAt.push(receivedAt);
+                    log.serverNow.push(payload.serverNow ? Date.parse(payload.serverNow) : Number.NaN);
+                  }
                   if (payload.sequence > (highest[index] ?? 0)) highest[index] = payload.sequence;
                   options.onPayload?.(payload, receivedAt, index);
                 },
@@ -142,7 +151,7 @@ export async function openSubscribers(options: PoolOptions): Promise<SubscriberP
   return {
     logs,
     errors,
-    withEvents: () => logs.filter((log) => log.sequences.length > 0).length,
+    withEvents: () => highest.filter((sequence) => sequence > 0).length,
     lowestHighest: () => highest.reduce((low, value) => Math.min(low, value), Number.POSITIVE_INFINITY),
     async close() {
       closing = true;

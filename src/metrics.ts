@@ -9,6 +9,7 @@ import { PROPOSAL_STATES, type ProposalState } from './domain/proposal.js';
 import { eventLoopDelayHistogram } from './event-loop-delay.js';
 import type { FeedEvent } from './events/feed.js';
 import type { Live } from './events/live.js';
+import { streamWork } from './events/streams.js';
 import { subscriptionWork } from './graphql/shared-subscriptions.js';
 import { PENDING_AGE_BUCKETS, proposalCounts } from './services/proposal-stats.js';
 
@@ -105,6 +106,36 @@ export class Metrics {
       collect() {
         this.reset();
         this.inc(subscriptionWork.deliveries);
+      },
+    });
+    // Subscribers that fell behind (counted per process): caught up from the history, or cut off.
+    new Counter({
+      name: 'leasehold_subscription_catch_ups_total',
+      help: 'Subscribers that fell a whole buffer behind while still reading, and caught up from the stored history instead of being cut off.',
+      registers,
+      collect() {
+        this.reset();
+        this.inc(streamWork.catchUps);
+      },
+    });
+    new Counter({
+      name: 'leasehold_subscribers_cut_off_total',
+      help: 'Subscribers cut off with SUBSCRIBER_TOO_SLOW: a whole buffer of events arrived while they took none.',
+      registers,
+      collect() {
+        this.reset();
+        this.inc(streamWork.cutOffs);
+      },
+    });
+    new Counter({
+      name: 'leasehold_subscription_history_pages_total',
+      help: 'Pages of the history replayed to subscribers (resuming or catching up), by where they came from.',
+      labelNames: ['source'],
+      registers,
+      collect() {
+        this.reset();
+        this.inc({ source: 'database' }, streamWork.pagesRead);
+        this.inc({ source: 'shared' }, streamWork.pagesShared);
       },
     });
     const clock = sources.clock as Partial<DatabaseClock>;

@@ -1,6 +1,9 @@
 // Per-subscriber event streams over the feed: optional replay after a sequence number, then live,
 // with no gap and no duplicate; each subscriber has its own bounded buffer, so a slow one never
-// holds up the others (it is cut off with SUBSCRIBER_TOO_SLOW and can resume where it stopped).
+// holds up the others. One whose buffer fills while it still reads drops the buffer and catches up
+// from the stored history (pages shared by every subscriber catching up), then goes live again; one
+// that takes nothing while a whole buffer's worth arrives is cut off with SUBSCRIBER_TOO_SLOW and can
+// resume where it stopped.
 import { GraphQLError } from 'graphql';
 import type { EventTail } from '../db/event-tail.js';
 import { Queue } from './event-queue.js';
@@ -19,8 +22,23 @@ const PAGE = 500;
 
 /** Defaults for every stream (tests lower them). */
 export const streamLimits = {
-  /** Most events buffered for a subscriber that does not keep up, before it is cut off with SUBSCRIBER_TOO_SLOW. */
+  /**
+   * Most events buffered for a subscriber that does not keep up. Past it the buffer is dropped and the
+   * subscriber catches up from the history if it took an event since its buffer last filled (or since it
+   * subscribed), and is cut off with SUBSCRIBER_TOO_SLOW if it took none.
+   */
   maxBuffered: 10_000,
+};
+
+/** What the streams of this process have done with subscribers that fell behind (for /metrics). */
+export const streamWork = {
+  /** Buffers dropped for a catch-up from the history (the subscriber was behind but reading). */
+  catchUps: 0,
+  /** Subscribers cut off with SUBSCRIBER_TOO_SLOW (a buffer's worth arrived while they took nothing). */
+  cutOffs: 0,
+  /** Pages of the history read for replays and catch-ups, and those served from the shared pages. */
+  pagesRead: 0,
+  pagesShared: 0,
 };
 
 /**
@@ -70,6 +88,57 @@ export async function readBacklog(tail: EventTail, sequence: number, limit = PAG
 }
 
 /**
+ * Pages of the history shared by the streams replaying it. A thousand dashboards that fell behind
+ * during a bulk intake replay the same stretch; each reading its own pages would cost the database a
+ * thousand reads per page and the subscriptions a thousand executions per event. So a replay reads the
+ * page after the multiple of PAGE at or below its position ("the PAGE events after 1500", whatever its
+ * own position in 1501…2000) and skips what it already has; a full page whose last event the feed has
+ * passed can no longer change (events are committed in sequence order, and a gap left by a rolled-back
+ * sequence value stays a gap), so it is kept for the next stream, the same event objects for each (which
+ * is what lets src/graphql/shared-subscriptions.ts execute each event once for all of them). A short page
+ * (the end of the history) is never kept. At most SHARED_PAGES pages are kept, the least recently used
+ * going first.
+ */
+const SHARED_PAGES = 40;
+const sharedPages = new WeakMap<EventTail, Map<number, Promise<FeedEvent[]>>>();
+
+/** The events after `position` from the shared page holding them (read if no stream has yet). */
+async function backlogAfter(feed: EventFeed, tail: EventTail, position: number): Promise<{ events: FeedEvent[]; end: boolean }> {
+  let pages = sharedPages.get(tail);
+  if (!pages) {
+    pages = new Map();
+    sharedPages.set(tail, pages);
+  }
+  const start = position - (((position % PAGE) + PAGE) % PAGE);
+  let page = pages.get(start);
+  if (page) {
+    // Most recently used last.
+    pages.delete(start);
+    pages.set(start, page);
+    streamWork.pagesShared++;
+  } else {
+    // A replay reads its pages on turns of their own (see pageTurn), so other requests go on meanwhile.
+    const kept = pages;
+    page = pageTurn().then(() => readBacklog(tail, start));
+    streamWork.pagesRead++;
+    kept.set(start, page);
+    while (kept.size > SHARED_PAGES) kept.delete(kept.keys().next().value as number);
+    page.then(
+      (events) => {
+        const last = events[events.length - 1];
+        if (events.length < PAGE || last === undefined || last.id > feed.sequence) kept.delete(start);
+      },
+      () => kept.delete(start),
+    );
+  }
+  const events = await page;
+  let first = 0;
+  while (first < events.length && (events[first] as FeedEvent).id <= position) first++;
+  // A short page is the end of the history as it stood when it was read.
+  return { events: first === 0 ? events : events.slice(first), end: events.length < PAGE };
+}
+
+/**
  * A stream of feed events for one subscriber. Closing it (`return()`, as graphql-ws does when the
  * client unsubscribes or disconnects) detaches it from the feed at once, even while it waits.
  */
@@ -80,7 +149,7 @@ export async function eventStream(feed: EventFeed, tail: EventTail, options: Str
   const maxBuffered = options.maxBuffered ?? streamLimits.maxBuffered;
   const queue = new Queue<FeedEvent>();
   const laggingAt = Math.max(1, Math.floor(maxBuffered / 2));
-  let overflowed = false;
+  let cutOff = false;
   let closed = false;
   let waiting: { resolve: (result: IteratorResult<FeedEvent>) => void; reject: (error: unknown) => void } | null = null;
   const tooSlow = () =>
@@ -90,7 +159,13 @@ export async function eventStream(feed: EventFeed, tail: EventTail, options: Str
     });
   // An `after` beyond the end of the history means "from now on": later events must not be skipped up to it.
   let position = options.after == null || latest === null ? feed.sequence : Math.min(options.after, latest);
+  /** Where the subscriber stood when its buffer last filled (or when it subscribed): it has read since if it moved. */
+  let positionAtOverflow = position;
+  /** Calls of `next()` not yet answered: a consumer waiting for a page of its replay is reading, though it has not moved. */
+  let pulls = 0;
   let replaying = options.after != null;
+  /** Bumped whenever the buffer is dropped: a page read before that cannot tell the replay it reached the end. */
+  let dropped = 0;
   let sink: EventSink | null = null;
 
   const done = (): IteratorResult<FeedEvent> => ({ done: true, value: undefined });
@@ -113,11 +188,35 @@ export async function eventStream(feed: EventFeed, tail: EventTail, options: Str
     }
     return null;
   };
+  /**
+   * The buffer is full. A subscriber that took nothing since it last filled (or since it subscribed) and
+   * is not waiting in `next()` is not reading (graphql-ws stuck writing to a socket whose client stopped
+   * reading): it is cut off. One that is reading, only slower than events arrive (a bulk intake), drops
+   * the buffer and replays the history from where it stands: the pages it reads are shared with the others
+   * catching up, and memory stays bounded however far behind it falls.
+   */
+  const overflow = () => {
+    queue.clear();
+    lagging.delete(queue);
+    if (position === positionAtOverflow && pulls === 0) {
+      cutOff = true;
+      replaying = false;
+      streamWork.cutOffs++;
+      return;
+    }
+    positionAtOverflow = position;
+    replaying = true;
+    backlog = [];
+    next = 0;
+    lastPage = false;
+    dropped++;
+    streamWork.catchUps++;
+  };
   // Listen before reading the backlog: whatever commits meanwhile lands in the queue, and the
   // position check drops what the backlog already gave.
   const unlisten = feed.listen((events) => {
     // Once cut off, queue nothing more: a later event must not be delivered after the dropped ones.
-    if (overflowed) return;
+    if (cutOff) return;
     for (const event of events) {
       // Already given (by the replay), or from before this stream began: the feed hands a page over
       // in slices, so a stream may start listening in the middle of one.
@@ -131,20 +230,20 @@ export async function eventStream(feed: EventFeed, tail: EventTail, options: Str
       }
       queue.push(event);
     }
-    if (queue.length > maxBuffered) {
-      overflowed = true;
-      queue.clear();
-      lagging.delete(queue);
-    } else if (queue.length >= laggingAt) lagging.add(queue);
-    if (waiting && !replaying) {
-      const pending = waiting;
-      if (overflowed) {
-        waiting = null;
-        const error = tooSlow();
-        close();
-        pending.reject(error);
-        return;
-      }
+    if (queue.length > maxBuffered) overflow();
+    else if (queue.length >= laggingAt) lagging.add(queue);
+    if (waiting === null) return;
+    const pending = waiting;
+    if (cutOff) {
+      waiting = null;
+      const error = tooSlow();
+      close();
+      pending.reject(error);
+    } else if (replaying) {
+      // Caught waiting with a catch-up to do (only a listener call bringing more than a buffer at once gets here).
+      waiting = null;
+      take().then(pending.resolve, pending.reject);
+    } else {
       const event = nextQueued();
       if (event) {
         waiting = null;
@@ -165,41 +264,12 @@ export async function eventStream(feed: EventFeed, tail: EventTail, options: Str
       sink = given;
     },
     async next() {
-      if (closed) return done();
-      while (replaying) {
-        if (next === backlog.length) {
-          // A replay reads its pages on turns of their own (see pageTurn), so other requests go on meanwhile.
-          await pageTurn();
-          if (closed) return done();
-          if (lastPage) {
-            replaying = false;
-            break;
-          }
-          backlog = await readBacklog(tail, position);
-          next = 0;
-          // A short page reached the end of the history as it stood: everything later is committed
-          // after the listener above was attached, so the feed brings it (live, and directly).
-          lastPage = backlog.length < PAGE;
-          if (backlog.length === 0) {
-            replaying = false;
-            break;
-          }
-        }
-        const event = backlog[next++] as FeedEvent;
-        position = event.id;
-        if (lastPage && next === backlog.length) replaying = false;
-        if (options.filter(event)) return { done: false, value: event };
+      pulls++;
+      try {
+        return await take();
+      } finally {
+        pulls--;
       }
-      const queued = nextQueued();
-      if (queued) return { done: false, value: queued };
-      if (overflowed) {
-        const error = tooSlow();
-        close();
-        throw error;
-      }
-      return new Promise<IteratorResult<FeedEvent>>((resolve, reject) => {
-        waiting = { resolve, reject };
-      });
     },
     async return() {
       close();
@@ -210,5 +280,47 @@ export async function eventStream(feed: EventFeed, tail: EventTail, options: Str
       throw error;
     },
   };
+  /** The next event: from the replay, then the buffer, else the next live one (waiting for it). */
+  async function take(): Promise<IteratorResult<FeedEvent>> {
+    if (closed) return done();
+    if (cutOff) {
+      const error = tooSlow();
+      close();
+      throw error;
+    }
+    while (replaying) {
+      if (next === backlog.length) {
+        if (lastPage) {
+          replaying = false;
+          break;
+        }
+        const droppedBefore = dropped;
+        const page = await backlogAfter(feed, tail, position);
+        if (closed) return done();
+        // Dropped meanwhile: the page may be older than the buffer, so another read decides the end.
+        if (dropped !== droppedBefore) continue;
+        backlog = page.events;
+        next = 0;
+        // A short page reached the end of the history as it stood: everything later is committed
+        // after the listener above was attached (or after the buffer was last dropped), so the feed
+        // brings it (live, and directly).
+        lastPage = page.end;
+        if (backlog.length === 0) {
+          if (lastPage) replaying = false;
+          continue;
+        }
+      }
+      const event = backlog[next++] as FeedEvent;
+      if (event.id <= position) continue;
+      position = event.id;
+      if (lastPage && next === backlog.length) replaying = false;
+      if (options.filter(event)) return { done: false, value: event };
+    }
+    const queued = nextQueued();
+    if (queued) return { done: false, value: queued };
+    return new Promise<IteratorResult<FeedEvent>>((resolve, reject) => {
+      waiting = { resolve, reject };
+    });
+  }
   return iterator;
 }

@@ -10,7 +10,7 @@ import type { GraphQLError, GraphQLFormattedError } from 'graphql';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/db/client.js';
 import { EventFeed, type FeedEvent } from '../../src/events/feed.js';
-import { eventStream } from '../../src/events/streams.js';
+import { eventStream, streamWork } from '../../src/events/streams.js';
 import { createLogger } from '../../src/logger.js';
 import { post } from '../support/process.js';
 import { startTestServer, type TestClient, type TestServer } from '../support/server.js';
@@ -1112,54 +1112,86 @@ describe('slow subscribers', () => {
       await Promise.all([quick.close(), stalled.close()]);
     }
   });
-  it('over WebSocket, a client that stays behind too long is cut off with SUBSCRIBER_TOO_SLOW and resumes from `after`', async () => {
+  /**
+   * A client reads one event, then its socket stops reading while `count` items commit at once, as a bulk
+   * import by another process would commit them: one transaction on a connection of its own, taking the
+   * write lock as every writer does. (Through the item service that takes a minute and more on PostgreSQL;
+   * meanwhile the stalled socket would miss graphql-ws's keep-alive pings and be terminated (1006) after 12
+   * to 24 s, before any buffer overflows. The rows are those addItem would make.) Large payloads fill the
+   * socket buffers after a few hundred events; then the server-side buffer (10,000 events) fills. Resolves
+   * once a quick client beside it has everything, the stalled one still paused.
+   */
+  async function stallThrough(count: number) {
     const quick = await connectWs(server.url, people.viewer.headers);
     const stalled = await connectWs(server.url, people.viewer.headers);
+    const start = await latestSequenceOf(server);
+    const quickSub = quick.subscribe<Events>('subscription ($after: Int) { queueEvents(after: $after) { sequence } }', { after: start });
+    const stalledSub = stalled.subscribe<Events>(
+      'subscription ($after: Int) { queueEvents(after: $after) { sequence item { r1: reason r2: reason r3: reason r4: reason } } }',
+      { after: start },
+    );
+    const reason = 'r'.repeat(1_000);
+    const prefix = `o${count}`;
+    await mutate(server, people.proposer, 'addItems', ADD_ITEMS, { items: bulk(`${prefix}-first`, 1, reason) });
+    await waitFor(() => stalledSub.data.length === 1);
+    const total = 1 + count;
+    const importer = await openDatabase({ location: server.db.location });
     try {
-      const start = await latestSequenceOf(server);
-      const quickSub = quick.subscribe<Events>('subscription ($after: Int) { queueEvents(after: $after) { sequence } }', { after: start });
-      // Large payloads fill the socket buffers after a few hundred events; then the server-side buffer overflows.
-      const stalledSub = stalled.subscribe<Events>(
-        'subscription ($after: Int) { queueEvents(after: $after) { sequence item { r1: reason r2: reason r3: reason r4: reason } } }',
-        { after: start },
-      );
-      const reason = 'r'.repeat(1_000);
-      await mutate(server, people.proposer, 'addItems', ADD_ITEMS, { items: bulk('o-first', 1, reason) });
-      await waitFor(() => stalledSub.data.length === 1);
+      stalled.socket.pause();
+      await importer.write(async (_tx, sql) => {
+        await sql.run(
+          `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ${count})
+           INSERT INTO "Item" ("batchId", "recordId", "proposedCategory", "reason", "createdAt", "addedBy")
+           SELECT '${prefix}-bulk', '${prefix}-' || i, 'alpha', ?, (SELECT "createdAt" FROM "Item" WHERE "batchId" = '${prefix}-first'), 'importer' FROM n`,
+          reason,
+        );
+        await sql.run(
+          `INSERT INTO "Event" ("occurredAt", "type", "actor", "itemId", "itemVersion", "toStatus", "details")
+           SELECT "createdAt", 'ITEM_ADDED', "addedBy", "id", 1, 'PENDING',
+             '{"batchId":"' || "batchId" || '","recordId":"' || "recordId" || '","proposedCategory":"alpha"}'
+           FROM "Item" WHERE "batchId" = '${prefix}-bulk' ORDER BY "id"`,
+        );
+      });
+    } finally {
+      await importer.close();
+    }
+    await waitFor(
+      () => quickSub.data.length === total,
+      10_000,
+      () => `quick client has ${quickSub.data.length} of ${total}`,
+    );
+    expect(sequences(quickSub)).toEqual(range(start + 1, start + total));
+    return { quick, stalled, start, total, stalledSub };
+  }
 
-      // Then 15 000 items at once, as a bulk import by another process would commit them: one transaction
-      // on a connection of its own, taking the write lock as every writer does, committed right after the
-      // stalled client stopped reading. (Through the item service that takes a minute and more on
-      // PostgreSQL; meanwhile the stalled socket would miss graphql-ws's keep-alive pings and be terminated
-      // (1006) after 12 to 24 s, before any buffer overflows. The rows are those addItem would make.)
-      const total = 1 + 15_000;
-      const importer = await openDatabase({ location: server.db.location });
-      try {
-        stalled.socket.pause();
-        await importer.write(async (_tx, sql) => {
-          await sql.run(
-            `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 15000)
-             INSERT INTO "Item" ("batchId", "recordId", "proposedCategory", "reason", "createdAt", "addedBy")
-             SELECT 'o-bulk', 'o-' || i, 'alpha', ?, (SELECT "createdAt" FROM "Item" WHERE "batchId" = 'o-first'), 'importer' FROM n`,
-            reason,
-          );
-          await sql.run(
-            `INSERT INTO "Event" ("occurredAt", "type", "actor", "itemId", "itemVersion", "toStatus", "details")
-             SELECT "createdAt", 'ITEM_ADDED', "addedBy", "id", 1, 'PENDING',
-               '{"batchId":"' || "batchId" || '","recordId":"' || "recordId" || '","proposedCategory":"alpha"}'
-             FROM "Item" WHERE "batchId" = 'o-bulk' ORDER BY "id"`,
-          );
-        });
-      } finally {
-        await importer.close();
-      }
+  it('over WebSocket, a client that falls a buffer behind while it reads catches up from the history: every event, in order, never cut off', async () => {
+    const before = streamWork.catchUps;
+    // Past its buffer once (after it had read): it drops the buffer, and replays the history once it reads again.
+    const { quick, stalled, start, total, stalledSub } = await stallThrough(15_000);
+    try {
+      expect(streamWork.catchUps - before).toBeGreaterThanOrEqual(1);
+      stalled.socket.resume();
       await waitFor(
-        () => quickSub.data.length === total,
-        10_000,
-        () => `quick client has ${quickSub.data.length} of ${total}`,
+        () => stalledSub.data.length === total,
+        20_000,
+        () => `stalled client has ${stalledSub.data.length} of ${total}`,
       );
-      expect(sequences(quickSub)).toEqual(range(start + 1, start + total));
+      expect(sequences(stalledSub)).toEqual(range(start + 1, start + total));
+      expect(stalledSub.error).toBeNull();
+      // Live again after it.
+      await mutate(server, people.proposer, 'addItems', ADD_ITEMS, { items: bulk('o-after', 1) });
+      await waitFor(() => stalledSub.data.length === total + 1);
+      expect(sequences(stalledSub).at(-1)).toBe(start + total + 1);
+    } finally {
+      await Promise.all([quick.close(), stalled.close()]);
+    }
+  });
 
+  it('over WebSocket, a client that takes nothing while a whole buffer arrives is cut off with SUBSCRIBER_TOO_SLOW and resumes from `after`', async () => {
+    // Past its buffer twice while it reads nothing: the first time it had read since it subscribed (a
+    // catch-up), the second it had not.
+    const { quick, stalled, start, total, stalledSub } = await stallThrough(25_000);
+    try {
       stalled.socket.resume();
       await stalledSub.ended;
       const errors = stalledSub.error as GraphQLFormattedError[];
@@ -1173,7 +1205,7 @@ describe('slow subscribers', () => {
       const resumed = stalled.subscribe<Events>('subscription ($after: Int) { queueEvents(after: $after) { sequence } }', { after });
       await waitFor(
         () => resumed.data.length === start + total - after,
-        10_000,
+        20_000,
         () => `resumed has ${resumed.data.length}`,
       );
       expect(sequences(resumed)).toEqual(range(after + 1, start + total));

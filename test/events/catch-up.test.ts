@@ -1,0 +1,199 @@
+// A subscriber that falls a whole buffer behind while it still reads is not cut off: it drops its
+// buffer and catches up from the stored history (src/events/streams.ts), every event once and in
+// order, then goes live again. Streams catching up from the same stretch share the pages they read
+// (one read per page, the same event objects). One that takes nothing while a buffer's worth arrives,
+// and is not waiting for an event, is cut off with SUBSCRIBER_TOO_SLOW, as before.
+import { GraphQLError } from 'graphql';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { type Database, openDatabase } from '../../src/db/client.js';
+import type { EventTail } from '../../src/db/event-tail.js';
+import { ManualClock } from '../../src/domain/clock.js';
+import { EventFeed, type FeedEvent } from '../../src/events/feed.js';
+import { eventStream, type SinkableStream, streamWork } from '../../src/events/streams.js';
+import { createLogger } from '../../src/logger.js';
+import { addCategories } from '../../src/services/categories.js';
+import { addItems } from '../../src/services/items.js';
+import { BACKEND, type TestDatabase, testDatabase } from '../support/database.js';
+
+const proposer = { name: 'catch-up', authenticated: false };
+const everything = () => true;
+const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, index) => from + index);
+
+describe(`a subscriber that falls behind catches up from the history (${BACKEND})`, () => {
+  let database: TestDatabase;
+  let db: Database;
+  let tail: EventTail;
+  let feed: EventFeed;
+  const clock = new ManualClock(Date.UTC(2026, 11, 2, 9));
+  let batch = 0;
+  /** eventsAfter calls on the tail the streams read their replays through. */
+  let reads: number[] = [];
+  /**
+   * When set, a replay's read reaching the end of the history (a short page), once read, waits for it
+   * before answering (the feed's own reads do not); `held` counts those.
+   */
+  let gate: Promise<void> | null = null;
+  let held = 0;
+  /** The tail the streams replay through: the feed's own, its reads counted and, when `gate` is set, held. */
+  let counted: EventTail;
+
+  beforeAll(async () => {
+    database = await testDatabase();
+    db = await openDatabase({ location: database.location });
+    await addCategories({ db, clock }, proposer, ['alpha']);
+    tail = await db.openTail();
+    feed = new EventFeed(tail, createLogger('silent'), { pollIntervalMs: 1_000 });
+    await feed.start();
+    counted = Object.create(tail, {
+      eventsAfter: {
+        value: async (sequence: number, limit: number) => {
+          reads.push(sequence);
+          const events = await tail.eventsAfter(sequence, limit);
+          if (gate && events.length < limit) {
+            held++;
+            await gate;
+          }
+          return events;
+        },
+      },
+    });
+  });
+  afterAll(async () => {
+    await feed.stop();
+    await tail.close();
+    await db.close();
+    await database.cleanup();
+  });
+  beforeEach(() => {
+    reads = [];
+    gate = null;
+    held = 0;
+  });
+
+  /** Commits `count` items (addItems calls of up to 500) and has the feed hand their events to the streams. */
+  async function bulk(count: number): Promise<void> {
+    for (let from = 0; from < count; from += 500) {
+      batch++;
+      const items = Array.from({ length: Math.min(500, count - from) }, (_, n) => ({
+        batchId: `c${batch}`,
+        recordId: `r${n}`,
+        proposedCategory: 'alpha',
+        reason: 'x',
+      }));
+      await addItems({ db, clock }, proposer, items);
+    }
+    await feed.catchUp();
+  }
+  /** Streams opened by a test, closed after it (so a failed one leaves none listening). */
+  let opened: SinkableStream[] = [];
+  const open = async () => {
+    // A buffer larger than the feed's pages (500), as the server's 10,000 are.
+    const stream = await eventStream(feed, counted, { filter: everything, maxBuffered: 600 });
+    opened.push(stream);
+    return stream;
+  };
+  afterEach(async () => {
+    for (const stream of opened) await stream.return?.();
+    opened = [];
+  });
+  const take = async (stream: SinkableStream, count: number) => {
+    const taken: FeedEvent[] = [];
+    for (let n = 0; n < count; n++) {
+      const step = await stream.next();
+      if (step.done) throw new Error(`the stream ended after ${taken.length} of ${count}`);
+      taken.push(step.value);
+    }
+    return taken;
+  };
+  const ids = (events: FeedEvent[]) => events.map((event) => event.id);
+
+  it('a reader slower than a bulk is not cut off: it catches up from the history, every event once, in order, then live', async () => {
+    const stream = await open();
+    const start = feed.sequence;
+    const before = { ...streamWork };
+    await bulk(1);
+    expect(ids(await take(stream, 1))).toEqual([start + 1]);
+    // 1,200 at once (three commits): past its buffer of 600, while it has read since it subscribed.
+    await bulk(1_200);
+    expect(streamWork.catchUps - before.catchUps).toBe(1);
+    expect(streamWork.cutOffs - before.cutOffs).toBe(0);
+    expect(ids(await take(stream, 1_200))).toEqual(range(start + 2, start + 1_201));
+    // Replayed from the history, not from its buffer.
+    expect(reads.length).toBeGreaterThan(0);
+    // Live again: the next commit arrives without another read of the history.
+    const readsBefore = reads.length;
+    const live = stream.next();
+    await bulk(3);
+    expect((await live).value?.id).toBe(start + 1_202);
+    expect(ids(await take(stream, 2))).toEqual([start + 1_203, start + 1_204]);
+    expect(reads.length).toBe(readsBefore);
+  });
+
+  it('one that took nothing since its buffer last filled, and is not waiting, is cut off with SUBSCRIBER_TOO_SLOW', async () => {
+    const stream = await open();
+    const start = feed.sequence;
+    const before = { ...streamWork };
+    await bulk(1);
+    await take(stream, 1);
+    await bulk(700);
+    // Past its buffer once, having read: a catch-up. Then another buffer's worth with nothing taken.
+    expect(streamWork.catchUps - before.catchUps).toBe(1);
+    expect(streamWork.cutOffs - before.cutOffs).toBe(0);
+    await bulk(700);
+    expect(streamWork.cutOffs - before.cutOffs).toBe(1);
+    const error = await stream.next().then(
+      () => null,
+      (thrown: unknown) => thrown as GraphQLError,
+    );
+    expect(error).toBeInstanceOf(GraphQLError);
+    expect(error?.extensions).toEqual({ code: 'SUBSCRIBER_TOO_SLOW', afterSequence: start + 1, after: start + 1 });
+    expect(await stream.next()).toEqual({ done: true, value: undefined });
+  });
+
+  it('streams catching up from the same place share the pages they read: one read per page, the same event objects', async () => {
+    const streams = await Promise.all([1, 2, 3].map(() => open()));
+    const start = feed.sequence;
+    await bulk(1);
+    for (const stream of streams) await take(stream, 1);
+    await bulk(1_400);
+    const received = await Promise.all(streams.map((stream) => take(stream, 1_400)));
+    for (const events of received) expect(ids(events)).toEqual(range(start + 2, start + 1_401));
+    // Every page (but the end of the history, never kept) read once for the three streams.
+    const full = Math.floor((start + 1_401) / 500) - Math.floor((start + 1) / 500);
+    expect(reads.length).toBeLessThanOrEqual(full + 3);
+    expect(reads.length).toBeGreaterThanOrEqual(full);
+    const [first, second, third] = received as [FeedEvent[], FeedEvent[], FeedEvent[]];
+    const sharedUpTo = Math.floor((start + 1_401) / 500) * 500 - (start + 1);
+    for (let index = 0; index < sharedUpTo; index++) {
+      expect(second[index]).toBe(first[index]);
+      expect(third[index]).toBe(first[index]);
+    }
+  });
+
+  it('a buffer dropped again while the last page is being read does not end the catch-up early: nothing committed meanwhile is lost', async () => {
+    const stream = await open();
+    const start = feed.sequence;
+    await bulk(1);
+    await take(stream, 1);
+    await bulk(700);
+    // The catch-up reads its way to the end of the history as it stands, and that last (short) page is
+    // held; meanwhile more than a buffer commits and is dropped while the stream waits for the page
+    // (waiting in next(): reading, so not cut off). Taking that page as the end would lose the second 700.
+    let release = () => {};
+    gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const taking = take(stream, 1_400);
+    await vi.waitFor(() => expect(held).toBe(1));
+    const before = { ...streamWork };
+    await bulk(700);
+    expect(streamWork.catchUps - before.catchUps).toBe(1);
+    expect(streamWork.cutOffs - before.cutOffs).toBe(0);
+    gate = null;
+    release();
+    expect(ids(await taking)).toEqual(range(start + 2, start + 1_401));
+    const live = stream.next();
+    await bulk(1);
+    expect((await live).value?.id).toBe(start + 1_402);
+  }, 10_000);
+});
