@@ -15,6 +15,17 @@ export interface LoopDelay {
   source: typeof LOOP_HISTOGRAM | typeof LOOP_FALLBACK | 'none';
   /** Garbage-collection pauses over the phase (all kinds), from `nodejs_gc_duration_seconds`; absent when the server has no such histogram. */
   gc?: GcPauses;
+  /** Subscribers that fell a buffer behind over the phase: caught up from the history, or cut off; absent when the server does not count them. */
+  laggards?: { caughtUp: number; cutOff: number };
+}
+
+const CATCH_UPS = 'leasehold_subscription_catch_ups_total';
+const CUT_OFFS = 'leasehold_subscribers_cut_off_total';
+
+/** The value of an unlabelled counter, or null when the server does not have it. */
+function counter(text: string, name: string): number | null {
+  const match = new RegExp(`^${name} (\\S+)`, 'm').exec(text);
+  return match ? Number(match[1]) : null;
 }
 
 export const GC_HISTOGRAM = 'nodejs_gc_duration_seconds';
@@ -54,6 +65,7 @@ function buckets(text: string): Map<number, number> | null {
 export class LoopDelayProbe {
   private before: Map<number, number> | null = null;
   private gcBefore: ReturnType<typeof gcTotals> = null;
+  private laggardsBefore: [number | null, number | null] = [null, null];
 
   constructor(
     private readonly port: number,
@@ -64,6 +76,7 @@ export class LoopDelayProbe {
     const text = await scrapeMetrics(this.port, this.key);
     this.before = buckets(text);
     this.gcBefore = gcTotals(text);
+    this.laggardsBefore = [counter(text, CATCH_UPS), counter(text, CUT_OFFS)];
   }
 
   async stop(): Promise<LoopDelay> {
@@ -78,11 +91,17 @@ export class LoopDelayProbe {
             totalMs: (gcAfter.seconds - this.gcBefore.seconds) * 1000,
           }
         : undefined;
+    const [caughtUpBefore, cutOffBefore] = this.laggardsBefore;
+    const [caughtUp, cutOff] = [counter(text, CATCH_UPS), counter(text, CUT_OFFS)];
+    const laggards =
+      caughtUp !== null && cutOff !== null && caughtUpBefore !== null && cutOffBefore !== null
+        ? { caughtUp: caughtUp - caughtUpBefore, cutOff: cutOff - cutOffBefore }
+        : undefined;
     if (after && this.before) {
       const bounds = [...after.keys()].sort((a, b) => a - b);
       const delta = bounds.map((bound) => (after.get(bound) ?? 0) - (this.before?.get(bound) ?? 0));
       const total = delta.at(-1) ?? 0;
-      if (total === 0) return { p99: 0, bucket: [0, (bounds[0] ?? 0) * 1000], source: LOOP_HISTOGRAM, gc };
+      if (total === 0) return { p99: 0, bucket: [0, (bounds[0] ?? 0) * 1000], source: LOOP_HISTOGRAM, gc, laggards };
       const rank = 0.99 * total;
       const index = delta.findIndex((count) => count >= rank);
       const lower = index === 0 ? 0 : (bounds[index - 1] ?? 0);
@@ -91,10 +110,10 @@ export class LoopDelayProbe {
       const inBucket = (delta[index] ?? 0) - below;
       // Past the last finite bound there is nothing to interpolate towards: the bound is what is known.
       const p99 = upper === Number.POSITIVE_INFINITY ? lower : lower + ((upper - lower) * (rank - below)) / Math.max(1, inBucket);
-      return { p99: p99 * 1000, bucket: [lower * 1000, upper * 1000], source: LOOP_HISTOGRAM, gc };
+      return { p99: p99 * 1000, bucket: [lower * 1000, upper * 1000], source: LOOP_HISTOGRAM, gc, laggards };
     }
     const gauge = new RegExp(`^${LOOP_FALLBACK} (\\S+)`, 'm').exec(text);
-    if (gauge) return { p99: Number(gauge[1]) * 1000, source: LOOP_FALLBACK, gc };
-    return { p99: Number.NaN, source: 'none', gc };
+    if (gauge) return { p99: Number(gauge[1]) * 1000, source: LOOP_FALLBACK, gc, laggards };
+    return { p99: Number.NaN, source: 'none', gc, laggards };
   }
 }

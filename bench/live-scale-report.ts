@@ -32,7 +32,7 @@ const loopLine = (phase: string, loop: LoopDelay): Line => ({
   value:
     loop.source === 'none'
       ? 'not exposed'
-      : `${fixed(loop.p99)} ms${loop.bucket ? ` (bucket ${fixed(loop.bucket[0], 1)}–${fixed(loop.bucket[1], 1)} ms)` : ''}${loop.gc ? `; GC ${int(loop.gc.count)} pauses, ${fixed(loop.gc.totalMs, 0)} ms in all, ${int(loop.gc.over10ms)} of them ≥ 10 ms` : ''}`,
+      : `${fixed(loop.p99)} ms${loop.bucket ? ` (bucket ${fixed(loop.bucket[0], 1)}–${fixed(loop.bucket[1], 1)} ms)` : ''}${loop.gc ? `; GC ${int(loop.gc.count)} pauses, ${fixed(loop.gc.totalMs, 0)} ms in all, ${int(loop.gc.over10ms)} of them ≥ 10 ms` : ''}${loop.laggards && loop.laggards.caughtUp + loop.laggards.cutOff > 0 ? `; subscribers caught up from the history ${int(loop.laggards.caughtUp)}, cut off ${int(loop.laggards.cutOff)}` : ''}`,
   target: `< ${TARGETS.loopP99Ms} ms`,
   // From the histogram, met when the bucket holding the 99th percentile ends at or below the target (20 ms is a bound).
   ok: loop.source === 'none' ? null : loop.bucket ? loop.bucket[1] <= TARGETS.loopP99Ms : loop.p99 < TARGETS.loopP99Ms,
