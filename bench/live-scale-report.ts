@@ -104,6 +104,12 @@ function lines(figures: BackendFigures, subscribers: number): Line[] {
       target: `≥ ${TARGETS.bulkCyclesRatio}`,
       ok: bulk.cyclesRatio >= TARGETS.bulkCyclesRatio,
     },
+    {
+      figure: 'bulk: review cycles/s meanwhile ÷ with the subscribers watching and no bulk (what the bulk itself costs)',
+      value: `${fixed(bulk.cyclesPerSecond)} ÷ ${fixed(bulk.watchedRate)} = ${fixed(bulk.cyclesPerSecond / bulk.watchedRate, 3)}`,
+      target: 'diagnostic',
+      ok: null,
+    },
     Number.isFinite(bulk.lastSubscriberSeconds) && Number.isFinite(bulk.backlogSeconds)
       ? {
           figure: 'bulk: missing / duplicate deliveries',
@@ -214,7 +220,7 @@ export function liveScaleMarkdown(report: LiveScaleReport, command: string, mach
     '',
     `\`${command}\` on ${date}. Machine: ${where}. Load average at the start: ${report.loadAverage}. The machine has 2 cores and is shared: other sessions may have been running tests meanwhile, so absolute rates vary between runs; the ratios are measured side by side in one run, on one server, in alternating windows.`,
     '',
-    `What runs (bench/live-scale.ts): a queue seeded with pending items straight into the database, one server process, then in order: ${o.cycleRounds} round${o.cycleRounds === 1 ? '' : 's'} of one reviewer looping claim → decide over HTTP for ${o.cycleWindowMs / 1000} s (after ${o.cycleWarmupMs / 1000} s of warm-up) with nothing watching, with one queueStats subscription, and with an open dashboard (the order rotating from round to round) — the /dashboard page's own documents run as the page runs them (viewer and latest-event queries, the queueStats subscription, the items table reloaded after every event about an item, the feed and chart queueEvents subscriptions, the chart's history pages); then each read ${o.readSamples} times on the idle server; then ${int(o.subscribers)} subscribers of the dashboard's queueEvents document (each its own VIEWER key and WebSocket, over ${o.wsWorkers} worker processes) sent ${o.fanOutEvents} addItem events at ${FANOUT_RATE}/s; then, with them still watching and the reviewer looping, ${o.bulkCalls} back-to-back addItems of 500${o.importItems > 0 ? `, and then (SQLite only: the command line writes SQLite files) \`leasehold import\` of ${int(o.importItems)} items from a JSON Lines file as its own process, measured until it exits (the subscribers are then far behind; what had reached them is checked)` : ''}. ${2 * HELD_LEASES} leases are held at the tail of the queue (half lapse after 30 s) so the claim-state and holder filters find rows. Server CPU is utime + stime from /proc/<pid>/stat.`,
+    `What runs (bench/live-scale.ts): a queue seeded with pending items straight into the database, one server process, then in order: ${o.cycleRounds} round${o.cycleRounds === 1 ? '' : 's'} of one reviewer looping claim → decide over HTTP for ${o.cycleWindowMs / 1000} s (after ${o.cycleWarmupMs / 1000} s of warm-up) with nothing watching, with one queueStats subscription, and with an open dashboard (the order rotating from round to round) — the /dashboard page's own documents run as the page runs them (viewer and latest-event queries, the queueStats subscription, the items table reloaded after every event about an item, the feed and chart queueEvents subscriptions, the chart's history pages); then each read ${o.readSamples} times on the idle server; then ${int(o.subscribers)} subscribers of the dashboard's queueEvents document (each its own VIEWER key and WebSocket, over ${o.wsWorkers} worker processes) sent ${o.fanOutEvents} addItem events at ${FANOUT_RATE}/s; then, with them still watching, the reviewer looping for ${o.cycleWindowMs / 1000} s with nothing else written (its own events reach every subscriber), and then with the reviewer looping ${o.bulkCalls} back-to-back addItems of 500${o.importItems > 0 ? `, and then (SQLite only: the command line writes SQLite files) \`leasehold import\` of ${int(o.importItems)} items from a JSON Lines file as its own process, measured until it exits (the subscribers are then far behind; what had reached them is checked)` : ''}. ${2 * HELD_LEASES} leases are held at the tail of the queue (half lapse after 30 s) so the claim-state and holder filters find rows. Server CPU is utime + stime from /proc/<pid>/stat.`,
     '',
     loopSource(report),
     '',

@@ -84,6 +84,12 @@ export interface BulkFigures {
   cyclesPerSecond: number;
   /** ÷ the review rate without a dashboard, measured earlier on the same server. */
   cyclesRatio: number;
+  /**
+   * The review rate with the subscribers watching and no bulk, measured just before it: the reviewer's
+   * own events go to every subscriber too (two per cycle, so 2,000 deliveries a cycle with 1,000), which
+   * the rate without a dashboard does not pay for. Tells what the bulk costs from what the watchers do.
+   */
+  watchedRate: number;
   tally: Tally;
   loop: LoopDelay;
   /** Where the machine's CPU went over the window. */
@@ -407,6 +413,17 @@ async function measureBackend(
     log(`  bulk: ${options.bulkCalls} addItems of ${SEED_BATCH} (${int(bulkItems)} items) with ${int(options.subscribers)} subscribers`);
     const stats = watchStats(server.port, watcher);
     start = await settle(store, group, 60_000);
+    // The review loop with the subscribers watching and nothing else written, for as long as a review window.
+    let stopWatched = false;
+    const watchedStarted = performance.now();
+    const watchedCycling = cycleUntil(server.port, reviewer, claimedIds, errors, () => stopWatched);
+    await sleep(options.cycleWindowMs);
+    stopWatched = true;
+    const watchedRate = (await watchedCycling) / ((performance.now() - watchedStarted) / 1000);
+    log(
+      `    first, ${options.cycleWindowMs / 1000} s of review cycles with the subscribers watching and no bulk: ${watchedRate.toFixed(1)} cycles/s`,
+    );
+    start = await settle(store, group, options.bulkTimeoutMs);
     await group.mark(start);
     await loop.start();
     const bulkCpu = new CpuProbe(server.pid, group.pids());
@@ -468,6 +485,7 @@ async function measureBackend(
       statsUpdatesPerSecond: statsUpdates / windowSeconds,
       cyclesPerSecond: cycles / windowSeconds,
       cyclesRatio: cycles / windowSeconds / withoutRate,
+      watchedRate,
       tally: bulkTally,
       loop: bulkLoop,
       backlogEvents,

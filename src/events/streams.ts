@@ -62,8 +62,47 @@ export interface SinkableStream extends AsyncIterableIterator<FeedEvent> {
   /**
    * Live events go to `sink` from the feed listener itself whenever the consumer is waiting in `next()`
    * with nothing queued and the replay done: then everything before has been delivered, so order holds.
+   * Within `next()` the events of a replay and of the buffer go to it too, as far as it takes them (see
+   * `catchUpPace`), and the first it declines is `next()`'s answer.
    */
   [ATTACH_SINK](sink: EventSink): void;
+}
+
+/**
+ * A stream behind (replaying, or with events buffered) hands them to its sink from within `next()`,
+ * while its consumer (graphql-ws) waits there, so order holds: up to the socket's limit of unwritten bytes
+ * at once, rather than one event per write completed on graphql-ws's path. A thousand subscribers catching
+ * up after a bulk would then write for as long as they have room, all in one turn, so the writes are paced
+ * as a burst's hand-over is (src/events/feed.ts): CATCH_UP_SLICE_MS of them between turns of their own, then
+ * a rest of CATCH_UP_REST_RATIO times that, whichever streams write. Measured (performance.now() around
+ * each sink call), not counted, as the cost per event grows with the payload.
+ */
+export const CATCH_UP_SLICE_MS = 3;
+export const CATCH_UP_REST_RATIO = 2;
+const catchUpPace = { spentMs: 0, resting: null as Promise<void> | null };
+
+/** Resolves when a stream may hand events to its sink: at once within a slice, after the rest once it is spent. */
+async function catchUpSlot(): Promise<void> {
+  for (;;) {
+    if (catchUpPace.resting) {
+      await catchUpPace.resting;
+      continue;
+    }
+    if (catchUpPace.spentMs < CATCH_UP_SLICE_MS) return;
+    const restMs = catchUpPace.spentMs * CATCH_UP_REST_RATIO;
+    catchUpPace.spentMs = 0;
+    catchUpPace.resting = new Promise<void>((resolve) => setTimeout(resolve, restMs)).then(() => {
+      catchUpPace.resting = null;
+    });
+  }
+}
+
+/** Hands `event` to `sink`, counting what it took against the catch-up's slice. */
+function sinkTimed(sink: EventSink, event: FeedEvent): SinkOutcome {
+  const started = performance.now();
+  const outcome = sink(event);
+  catchUpPace.spentMs += performance.now() - started;
+  return outcome;
 }
 
 /**
@@ -312,12 +351,33 @@ export async function eventStream(feed: EventFeed, tail: EventTail, options: Str
       }
       const event = backlog[next++] as FeedEvent;
       if (event.id <= position) continue;
-      position = event.id;
       if (lastPage && next === backlog.length) replaying = false;
-      if (options.filter(event)) return { done: false, value: event };
+      if (!options.filter(event)) {
+        position = event.id;
+        continue;
+      }
+      if (sink !== null) {
+        // Straight to the socket while it has room (see catchUpSlot); a drop meanwhile restarts the
+        // replay from here on (the position check keeps order, and the end is read again).
+        await catchUpSlot();
+        if (closed) return done();
+        if (sinkTimed(sink, event) === 'written') {
+          position = event.id;
+          continue;
+        }
+      }
+      position = event.id;
+      return { done: false, value: event };
     }
-    const queued = nextQueued();
-    if (queued) return { done: false, value: queued };
+    for (let queued = nextQueued(); queued !== null; queued = nextQueued()) {
+      if (sink === null) return { done: false, value: queued };
+      // Behind on the buffer: what the sink takes goes straight out; the first it declines is the answer.
+      await catchUpSlot();
+      if (closed) return done();
+      if (sinkTimed(sink, queued) !== 'written') return { done: false, value: queued };
+    }
+    // Dropped for a catch-up while it wrote: the replay goes on from where it stands.
+    if (replaying) return take();
     return new Promise<IteratorResult<FeedEvent>>((resolve, reject) => {
       waiting = { resolve, reject };
     });

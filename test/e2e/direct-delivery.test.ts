@@ -170,8 +170,10 @@ describe('direct delivery of live events to WebSocket subscribers', () => {
     for (let n = 0; n < 20; n++) await addItem(proposers[3] as TestClient, 'resume-live', `l-${n}`);
     await waitFor(() => sequences(resumed).at(-1) === start + 640);
     expect(sequences(resumed)).toEqual(range(start + 1, start + 640));
-    // The replay went through graphql-ws's path; once caught up, the live ones were written directly.
-    expect(live - before.direct).toBeLessThanOrEqual(20);
+    // The replay too was written directly while the socket had room (a stream behind hands its events to
+    // the sink from within next()): most of its 620, the rest on graphql-ws's path; live ones directly.
+    expect(live - before.direct).toBeGreaterThan(300);
+    expect(subscriptionWork.deliveries - before.deliveries).toBe(640);
     expect(subscriptionWork.direct - live).toBe(20);
   });
 

@@ -9,7 +9,7 @@ import { type Database, openDatabase } from '../../src/db/client.js';
 import type { EventTail } from '../../src/db/event-tail.js';
 import { ManualClock } from '../../src/domain/clock.js';
 import { EventFeed, type FeedEvent } from '../../src/events/feed.js';
-import { eventStream, type SinkableStream, streamWork } from '../../src/events/streams.js';
+import { ATTACH_SINK, CATCH_UP_SLICE_MS, type EventSink, eventStream, type SinkableStream, streamWork } from '../../src/events/streams.js';
 import { createLogger } from '../../src/logger.js';
 import { addCategories } from '../../src/services/categories.js';
 import { addItems } from '../../src/services/items.js';
@@ -196,4 +196,74 @@ describe(`a subscriber that falls behind catches up from the history (${BACKEND}
     await bulk(1);
     expect((await live).value?.id).toBe(start + 1_402);
   }, 10_000);
+
+  it('a stream behind hands its replay and its buffer to its sink from within next(), in order, and answers with the first event the sink declines', async () => {
+    const stream = await open();
+    const start = feed.sequence;
+    const written: number[] = [];
+    let room = 0;
+    const sink: EventSink = (event) => {
+      if (room === 0) return 'declined';
+      room--;
+      written.push(event.id);
+      return 'written';
+    };
+    stream[ATTACH_SINK](sink);
+    await bulk(1);
+    await take(stream, 1);
+    await bulk(1_200);
+    expect(streamWork.catchUps).toBeGreaterThan(0);
+    // Room for 700: those go to the sink; the 701st is next()'s answer, then room for the rest.
+    room = 700;
+    const answer = await stream.next();
+    expect(written).toEqual(range(start + 2, start + 701));
+    expect(answer.value?.id).toBe(start + 702);
+    room = Number.POSITIVE_INFINITY;
+    // The rest go to the sink; next() then waits for a live event, which the feed hands to the sink too.
+    const waiting = stream.next();
+    await vi.waitFor(() => expect(written.at(-1)).toBe(start + 1_201));
+    expect(written).toEqual([...range(start + 2, start + 701), ...range(start + 703, start + 1_201)]);
+    await bulk(1);
+    expect(written.at(-1)).toBe(start + 1_202);
+    room = 0;
+    await bulk(1);
+    expect((await waiting).value?.id).toBe(start + 1_203);
+  });
+
+  it('streams handing a catch-up to their sinks take turns: slices of a few ms (CATCH_UP_SLICE_MS) with the event loop free between them', async () => {
+    const streams = await Promise.all([1, 2, 3].map(() => open()));
+    await bulk(1);
+    for (const stream of streams) await take(stream, 1);
+    await bulk(1_400);
+    // Each written event costs 0.05 ms: a page of 500 is 25 ms, and 4,200 events ~210 ms of work.
+    let delivered = 0;
+    /** Events written since the last turn of the event loop, and the most between two turns. */
+    let sinceTurn = 0;
+    let most = 0;
+    for (const stream of streams)
+      stream[ATTACH_SINK](() => {
+        const until = performance.now() + 0.05;
+        while (performance.now() < until) {
+          // the socket's work
+        }
+        delivered++;
+        sinceTurn++;
+        return 'written';
+      });
+    let counting = true;
+    const countTurn = () => {
+      most = Math.max(most, sinceTurn);
+      sinceTurn = 0;
+      if (counting) setImmediate(countTurn);
+    };
+    setImmediate(countTurn);
+    // Each waits in next() once caught up (closed after the test).
+    for (const stream of streams) void stream.next();
+    await vi.waitFor(() => expect(delivered).toBe(3 * 1_400), { timeout: 10_000 });
+    counting = false;
+    // A slice is the budget (3 ms, at most 60 such events) plus one event; counted in events, not in time,
+    // so another process taking the core meanwhile does not count. Unpaced, each stream would write its
+    // page of 500 between two turns, the three often together.
+    expect(most).toBeLessThanOrEqual(Math.ceil(CATCH_UP_SLICE_MS / 0.05) + 3);
+  });
 });
