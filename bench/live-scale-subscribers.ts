@@ -1,6 +1,7 @@
 // The parent's side of the "live at scale" subscribers: worker processes (bench/live-scale-worker.ts) each holding
 // a share of them, opened, marked, polled and tallied together.
 import { type ChildProcess, fork } from 'node:child_process';
+import os from 'node:os';
 import path from 'node:path';
 import type { BenchKey } from './keys.js';
 import type { ScaleWorkerReply, ScaleWorkerRequest, ScaleWorkerStatus, ScaleWorkerTally } from './live-scale-worker.js';
@@ -63,8 +64,8 @@ export class SubscriberGroup {
     readonly count: number,
   ) {}
 
-  /** Opens one subscriber per key of `keys`, over `workers` processes, all with `query`. */
-  static async open(port: number, keys: readonly BenchKey[], workers: number, query: string): Promise<SubscriberGroup> {
+  /** Opens one subscriber per key of `keys`, over `workers` processes (at niceness `nice` when above 0), all with `query`. */
+  static async open(port: number, keys: readonly BenchKey[], workers: number, query: string, nice = 0): Promise<SubscriberGroup> {
     const started: Worker[] = [];
     const opening: Promise<ScaleWorkerReply>[] = [];
     let first = 0;
@@ -80,6 +81,7 @@ export class SubscriberGroup {
         }),
       );
       started.push(worker);
+      if (nice > 0) os.setPriority(worker.pid, nice);
       opening.push(worker.request({ kind: 'open', url: `ws://127.0.0.1:${port}/graphql`, authorizations, query }));
     }
     const group = new SubscriberGroup(started, keys.length);

@@ -32,6 +32,12 @@ export interface LiveScaleOptions {
   postgres: boolean;
   subscribers: number;
   wsWorkers: number;
+  /**
+   * The subscriber processes' niceness (`--live-scale-subscriber-nice`): 0 runs them as the server runs; 10
+   * lets the server and the review client have the cores first, as if the dashboards ran on other machines
+   * (they still get every core the server leaves idle).
+   */
+  subscriberNice: number;
   /** Alternating windows without / with the dashboard, each measured this long after a warm-up. */
   cycleRounds: number;
   cycleWarmupMs: number;
@@ -360,6 +366,7 @@ async function measureBackend(
       subscriberKeys,
       Math.min(options.wsWorkers, options.subscribers),
       EventsSubscription.toString(),
+      options.subscriberNice,
     );
     log(`  ${int(options.subscribers)} subscribers connected in ${((performance.now() - connectStarted) / 1000).toFixed(1)} s`);
     const mutator = graphqlClient(server.port, 32);

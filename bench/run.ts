@@ -3,7 +3,7 @@
 //                [--no-scale|--scale-only] [--scale-items=SMALL,LARGE] [--scale-clients=N] [--scale-subscribers=N]
 //                [--no-postgres|--postgres-only] [--pg-clients=8,64] [--pg-instances=N] [--pg-repeats=N] [--pg-subscribers=N] [--pg-events=N]
 //                [--no-live-scale|--live-scale-only] [--live-scale-items=N] [--live-scale-pg-items=N] [--live-scale-subscribers=N]
-//                [--live-scale-import-items=N|--no-live-scale-import] [--no-attacks|--attacks-only]
+//                [--live-scale-import-items=N|--no-live-scale-import] [--live-scale-subscriber-nice=0..19] [--no-attacks|--attacks-only]
 //
 // In one run, side by side, per client count: GraphQL no-op queries/s and review cycles/s over HTTP
 // against a freshly built `node dist/main.js`, and the same cycle on raw better-sqlite3. Then, on a
@@ -96,7 +96,7 @@ function parseOptions(argv: string[]): Options {
   const flag = (name: string) => argv.includes(`--${name}`);
   const value = (name: string) => argv.find((arg) => arg.startsWith(`--${name}=`))?.slice(name.length + 3);
   const known =
-    /^--(quick|write|no-write|profile|keep|duration=.+|warmup=.+|clients=.+|profile-seconds=.+|profile-clients=.+|subscribers=.+|cross-subscribers=.+|events=.+|ws-workers=.+|expiry|no-expiry|leases=.+|no-live|no-scale|scale-only|scale-items=.+|scale-clients=.+|scale-subscribers=.+|no-postgres|postgres-only|pg-clients=.+|pg-instances=.+|pg-repeats=.+|pg-subscribers=.+|pg-events=.+|no-live-scale|live-scale-only|live-scale-items=.+|live-scale-pg-items=.+|live-scale-subscribers=.+|live-scale-import-items=.+|no-live-scale-import|no-attacks|attacks-only)$/;
+    /^--(quick|write|no-write|profile|keep|duration=.+|warmup=.+|clients=.+|profile-seconds=.+|profile-clients=.+|subscribers=.+|cross-subscribers=.+|events=.+|ws-workers=.+|expiry|no-expiry|leases=.+|no-live|no-scale|scale-only|scale-items=.+|scale-clients=.+|scale-subscribers=.+|no-postgres|postgres-only|pg-clients=.+|pg-instances=.+|pg-repeats=.+|pg-subscribers=.+|pg-events=.+|no-live-scale|live-scale-only|live-scale-items=.+|live-scale-pg-items=.+|live-scale-subscribers=.+|live-scale-import-items=.+|live-scale-subscriber-nice=.+|no-live-scale-import|no-attacks|attacks-only)$/;
   const unknown = argv.filter((arg) => !known.test(arg));
   if (unknown.length > 0) throw new Error(`unknown argument(s): ${unknown.join(' ')}`);
   const quick = flag('quick');
@@ -112,6 +112,13 @@ function parseOptions(argv: string[]): Options {
     const raw = value(name);
     const parsed = raw === undefined ? fallback : Number(raw);
     if (!Number.isInteger(parsed) || parsed < 1 || parsed > max) throw new Error(`--${name} must be a whole number 1–${max}`);
+    return parsed;
+  };
+  /** A niceness (0–19) for processes the bench starts; 0 (the bench's own) unless given. */
+  const niceness = (name: string) => {
+    const raw = value(name);
+    const parsed = raw === undefined ? 0 : Number(raw);
+    if (!Number.isInteger(parsed) || parsed < 0 || parsed > 19) throw new Error(`--${name} must be a whole number 0–19`);
     return parsed;
   };
   if (flag('expiry') && flag('no-expiry')) throw new Error('--expiry and --no-expiry contradict each other');
@@ -183,6 +190,7 @@ function parseOptions(argv: string[]): Options {
         postgres: !flag('no-postgres'),
         subscribers: count('live-scale-subscribers', quick ? 100 : 1000, 5000),
         wsWorkers: count('ws-workers', 2, 16),
+        subscriberNice: niceness('live-scale-subscriber-nice'),
         cycleRounds: quick ? 1 : 3,
         cycleWarmupMs: quick ? 300 : 1000,
         cycleWindowMs: quick ? 1500 : 5000,
