@@ -58,6 +58,12 @@ export type SinkOutcome = 'written' | 'declined';
 export type EventSink = (event: FeedEvent) => SinkOutcome;
 /** The method by which a stream takes a sink (see src/graphql/direct-delivery.ts). */
 export const ATTACH_SINK = Symbol('attachSink');
+/**
+ * The method by which a stream takes its principal's share of the event loop (src/graphql/subscription-limits.ts):
+ * a function answering null while the share of this turn lasts, else a promise of a turn that has some. The
+ * events a stream behind hands to its sink within `next()` count against it, as those `next()` returns do.
+ */
+export const PACE_BY = Symbol('paceBy');
 export interface SinkableStream extends AsyncIterableIterator<FeedEvent> {
   /**
    * Live events go to `sink` from the feed listener itself whenever the consumer is waiting in `next()`
@@ -66,6 +72,7 @@ export interface SinkableStream extends AsyncIterableIterator<FeedEvent> {
    * `catchUpPace`), and the first it declines is `next()`'s answer.
    */
   [ATTACH_SINK](sink: EventSink): void;
+  [PACE_BY](share: () => Promise<void> | null): void;
 }
 
 /**
@@ -206,6 +213,7 @@ export async function eventStream(feed: EventFeed, tail: EventTail, options: Str
   /** Bumped whenever the buffer is dropped: a page read before that cannot tell the replay it reached the end. */
   let dropped = 0;
   let sink: EventSink | null = null;
+  let share: (() => Promise<void> | null) | null = null;
 
   const done = (): IteratorResult<FeedEvent> => ({ done: true, value: undefined });
   const close = () => {
@@ -302,6 +310,9 @@ export async function eventStream(feed: EventFeed, tail: EventTail, options: Str
     [ATTACH_SINK](given) {
       sink = given;
     },
+    [PACE_BY](given) {
+      share = given;
+    },
     async next() {
       pulls++;
       try {
@@ -360,6 +371,7 @@ export async function eventStream(feed: EventFeed, tail: EventTail, options: Str
         // Straight to the socket while it has room (see catchUpSlot); a drop meanwhile restarts the
         // replay from here on (the position check keeps order, and the end is read again).
         await catchUpSlot();
+        await share?.();
         if (closed) return done();
         if (sinkTimed(sink, event) === 'written') {
           position = event.id;
@@ -373,6 +385,7 @@ export async function eventStream(feed: EventFeed, tail: EventTail, options: Str
       if (sink === null) return { done: false, value: queued };
       // Behind on the buffer: what the sink takes goes straight out; the first it declines is the answer.
       await catchUpSlot();
+      await share?.();
       if (closed) return done();
       if (sinkTimed(sink, queued) !== 'written') return { done: false, value: queued };
     }

@@ -5,6 +5,7 @@
 import SchemaBuilder, { BasePlugin, type PothosOutputFieldConfig, type SchemaTypes } from '@pothos/core';
 import { GraphQLError, type GraphQLFieldResolver } from 'graphql';
 import type { Live } from '../events/live.js';
+import { PACE_BY, type SinkableStream } from '../events/streams.js';
 import type { GraphQLContext } from './context.js';
 import { checkListArguments } from './list-limits.js';
 
@@ -139,6 +140,8 @@ function slotsOf(live: Live): SubscriptionSlots {
  */
 function heldUntilEnd(source: AsyncIterable<unknown>, release: () => void, budget: TurnBudget): AsyncIterator<unknown> {
   const iterator = source[Symbol.asyncIterator]();
+  // Events a stream behind writes straight to its socket take the principal's budget too.
+  if (PACE_BY in iterator) (iterator as SinkableStream)[PACE_BY](() => budget.wait());
   const stream: AsyncIterator<unknown> = new Proxy(iterator, {
     get(target, property) {
       if (property === Symbol.asyncIterator) return () => stream;
