@@ -42,15 +42,6 @@ const BURST_EVENTS = 64;
 const BURST_REST_RATIO = 2;
 const BURST_BATCH_MS = 15;
 /**
- * A feed that has read BACKLOG_PAGES full pages in a row is thousands of events behind (a bulk intake, an
- * import): every subscriber is behind already and will be for a while, so the fan-out takes less of the
- * loop (rests BACKLOG_REST_RATIO times its batches, a seventh of the loop) and the reviewers working the
- * queue meanwhile keep more of it. Live traffic reads short pages and never gets here, so the fan-out's
- * latency with nothing behind is unchanged.
- */
-export const BACKLOG_PAGES = 3;
-export const BACKLOG_REST_RATIO = 6;
-/**
  * After a burst's batch and rest, while subscribers are half-way to their buffer's limit
  * (fanOutPace.laggingEvents), the burst waits for them, checking every LAGGARD_POLL_MS, as long as their
  * buffers shrink: a dashboard that reads slower than a bulk arrives catches up instead of being cut off.
@@ -74,8 +65,6 @@ export class EventFeed {
   private stopped = false;
   /** What handing one event to every listener cost last time (grows with the subscribers). */
   private costPerEventMs = 0;
-  /** Full pages read in a row (see BACKLOG_PAGES). */
-  private fullPages = 0;
 
   constructor(
     private readonly tail: EventTail,
@@ -176,12 +165,8 @@ export class EventFeed {
         for (;;) {
           if (this.stopped) return;
           const events = await this.tail.eventsAfter(this.position, batchSize);
-          if (events.length === 0) {
-            this.fullPages = 0;
-            break;
-          }
+          if (events.length === 0) break;
           this.position = events[events.length - 1]?.id ?? this.position;
-          this.fullPages = events.length === batchSize ? this.fullPages + 1 : 0;
           await this.deliver(events);
           // Before the next page, let subscribers send what they were just given. A tail whose reads
           // never wait (SQLite's) would otherwise hand a long burst (one big commit, or many while the
@@ -222,8 +207,7 @@ export class EventFeed {
       if (batchMs < BURST_BATCH_MS && from < delivered.length) continue;
       // The batch's frames go out now, and the fan-out keeps to its share of the event loop.
       const writtenMs = await fanOutPace.writeHeld();
-      const rest = this.fullPages >= BACKLOG_PAGES ? BACKLOG_REST_RATIO : BURST_REST_RATIO;
-      await new Promise<void>((resolve) => setTimeout(resolve, (batchMs + writtenMs) * rest));
+      await new Promise<void>((resolve) => setTimeout(resolve, (batchMs + writtenMs) * BURST_REST_RATIO));
       batchMs = 0;
       if (this.stopped) return;
       await this.waitForLaggards();

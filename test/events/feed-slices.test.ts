@@ -6,17 +6,9 @@
 // and its writes took.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Database, openDatabase } from '../../src/db/client.js';
-import type { EventTail } from '../../src/db/event-tail.js';
 import { ManualClock } from '../../src/domain/clock.js';
 import { fanOutPace } from '../../src/events/fan-out-pace.js';
-import {
-  BACKLOG_PAGES,
-  BACKLOG_REST_RATIO,
-  EventFeed,
-  type FeedEvent,
-  LAGGARD_PATIENCE_MS,
-  LAGGARD_POLL_MS,
-} from '../../src/events/feed.js';
+import { EventFeed, type FeedEvent, LAGGARD_PATIENCE_MS, LAGGARD_POLL_MS } from '../../src/events/feed.js';
 import { eventStream } from '../../src/events/streams.js';
 import { createLogger } from '../../src/logger.js';
 import { addCategories } from '../../src/services/categories.js';
@@ -51,32 +43,25 @@ describe(`the feed spreads a costly page over turns of the event loop (${BACKEND
     await database.cleanup();
   });
 
-  /** Commits `count` items in addItems calls of up to 500: a page of ITEM_ADDED events for the feed per 500. */
+  /** Commits `count` items in one addItems call: one page of ITEM_ADDED events for the feed. */
   async function bulk(count: number): Promise<void> {
-    for (let from = 0; from < count; from += 500) {
-      batch++;
-      const items = Array.from({ length: Math.min(500, count - from) }, (_, n) => ({
-        batchId: `b${batch}`,
-        recordId: `r${n}`,
-        proposedCategory: 'alpha',
-        reason: 'bulk',
-      }));
-      await addItems({ db, clock }, proposer, items);
-    }
+    batch++;
+    const items = Array.from({ length: count }, (_, n) => ({
+      batchId: `b${batch}`,
+      recordId: `r${n}`,
+      proposedCategory: 'alpha',
+      reason: 'bulk',
+    }));
+    await addItems({ db, clock }, proposer, items);
   }
 
   /**
    * Follows the feed through bulks of `counts` items in turn, with a listener costing `perEventMs`,
    * counting event-loop turns as it goes. The first bulks teach the feed what an event costs.
    */
-  async function follow(counts: number[], perEventMs: number, backlog?: (look: number) => number, onlyWhenAsked = false) {
+  async function follow(counts: number[], perEventMs: number, backlog?: (look: number) => number) {
     const tail = await db.openTail();
-    // Only when asked: the feed reads when catchUp() is called, not on a commit's notification (PostgreSQL's)
-    // or a poll, so a bulk committed in several transactions is read as it stands once they are all in.
-    const followed: EventTail = onlyWhenAsked
-      ? Object.create(tail, { onChange: { value: undefined }, changed: { value: () => false } })
-      : tail;
-    const feed = new EventFeed(followed, createLogger('silent'), { pollIntervalMs: 1_000, sliceBudgetMs: 5 });
+    const feed = new EventFeed(tail, createLogger('silent'), { pollIntervalMs: 1_000, sliceBudgetMs: 5 });
     await feed.start();
     let turns = 0;
     let counting = true;
@@ -147,15 +132,6 @@ describe(`the feed spreads a costly page over turns of the event loop (${BACKEND
     // A burst's fan-out takes at most a third of the loop: it rests twice as long as each batch and its
     // writes took (400 ms of listener work and writes × 4 ms, so at least ~1.4 s in all).
     expect(wallMs).toBeGreaterThanOrEqual((400 + writes * WRITE_MS) * 2.5);
-  });
-
-  it(`a feed ${BACKLOG_PAGES} full pages behind rests ${BACKLOG_REST_RATIO}× its batches instead of 2×: the reviewers keep more of the loop while everyone is behind anyway`, async () => {
-    // 2,000 events committed before the feed looks: four full pages of 500, the third and fourth read with
-    // three full pages in a row. 0.1 ms per event: 50 ms of listener work a page.
-    const { start, slices, wallMs, writes } = await follow([5, 2_000], 0.1, undefined, true);
-    expect(slices.flatMap((slice) => slice.ids)).toEqual(Array.from({ length: 2_000 }, (_, index) => start + 1 + index));
-    // Two pages resting 2× and two resting 6×: (work + writes) × 5 on average; resting 2× throughout would be × 3.
-    expect(wallMs).toBeGreaterThanOrEqual((200 + writes * WRITE_MS) * 4.2);
   });
 
   it("the server's own observers get a burst whole and at once, before the paced fan-out to subscribers", async () => {
