@@ -69,7 +69,7 @@ export interface SinkableStream extends AsyncIterableIterator<FeedEvent> {
    * Live events go to `sink` from the feed listener itself whenever the consumer is waiting in `next()`
    * with nothing queued and the replay done: then everything before has been delivered, so order holds.
    * Within `next()` the events of a replay and of the buffer go to it too, as far as it takes them (see
-   * `catchUpPace`), and the first it declines is `next()`'s answer.
+   * `catchUpSlot`), and the first it declines is `next()`'s answer.
    */
   [ATTACH_SINK](sink: EventSink): void;
   [PACE_BY](share: () => Promise<void> | null): void;
