@@ -88,20 +88,19 @@ export const CATCH_UP_SLICE_MS = 3;
 export const CATCH_UP_REST_RATIO = 2;
 const catchUpPace = { spentMs: 0, resting: null as Promise<void> | null };
 
-/** Resolves when a stream may hand events to its sink: at once within a slice, after the rest once it is spent. */
-async function catchUpSlot(): Promise<void> {
-  for (;;) {
-    if (catchUpPace.resting) {
-      await catchUpPace.resting;
-      continue;
-    }
-    if (catchUpPace.spentMs < CATCH_UP_SLICE_MS) return;
-    const restMs = catchUpPace.spentMs * CATCH_UP_REST_RATIO;
-    catchUpPace.spentMs = 0;
-    catchUpPace.resting = new Promise<void>((resolve) => setTimeout(resolve, restMs)).then(() => {
-      catchUpPace.resting = null;
-    });
-  }
+/**
+ * Null while the slice lasts (the stream hands its event over now, with no promise per event), else a
+ * promise of the slice after the rest: the caller asks again once it resolves.
+ */
+function catchUpSlot(): Promise<void> | null {
+  if (catchUpPace.resting) return catchUpPace.resting;
+  if (catchUpPace.spentMs < CATCH_UP_SLICE_MS) return null;
+  const restMs = catchUpPace.spentMs * CATCH_UP_REST_RATIO;
+  catchUpPace.spentMs = 0;
+  catchUpPace.resting = new Promise<void>((resolve) => setTimeout(resolve, restMs)).then(() => {
+    catchUpPace.resting = null;
+  });
+  return catchUpPace.resting;
 }
 
 /** Hands `event` to `sink`, counting what it took against the catch-up's slice. */
@@ -169,13 +168,15 @@ async function backlogAfter(feed: EventFeed, tail: EventTail, position: number):
     streamWork.pagesRead++;
     kept.set(start, page);
     while (kept.size > SHARED_PAGES) kept.delete(kept.keys().next().value as number);
-    page.then(
-      (events) => {
-        const last = events[events.length - 1];
-        if (events.length < PAGE || last === undefined || last.id > feed.sequence) kept.delete(start);
-      },
-      () => kept.delete(start),
-    );
+    const read = page;
+    // Not kept once read if it can still change; only this read's entry (a later one may have replaced it).
+    const forget = () => {
+      if (kept.get(start) === read) kept.delete(start);
+    };
+    read.then((events) => {
+      const last = events[events.length - 1];
+      if (events.length < PAGE || last === undefined || last.id > feed.sequence) forget();
+    }, forget);
   }
   const events = await page;
   let first = 0;
@@ -330,6 +331,17 @@ export async function eventStream(feed: EventFeed, tail: EventTail, options: Str
       throw error;
     },
   };
+  /**
+   * Whether the stream may hand its next event to its sink: at once (no promise) while the catch-up's
+   * slice and the principal's share of this turn last, else once both have room again; false once closed.
+   */
+  function mayWrite(): boolean | Promise<boolean> {
+    const slot = catchUpSlot();
+    if (slot) return slot.then(mayWrite);
+    // A share's promise resolves with the event already counted in the turn it waited for.
+    const turn = share?.() ?? null;
+    return turn ? turn.then(() => !closed) : !closed;
+  }
   /** The next event: from the replay, then the buffer, else the next live one (waiting for it). */
   async function take(): Promise<IteratorResult<FeedEvent>> {
     if (closed) return done();
@@ -370,9 +382,9 @@ export async function eventStream(feed: EventFeed, tail: EventTail, options: Str
       if (sink !== null) {
         // Straight to the socket while it has room (see catchUpSlot); a drop meanwhile restarts the
         // replay from here on (the position check keeps order, and the end is read again).
-        await catchUpSlot();
-        await share?.();
-        if (closed) return done();
+        // Awaited only when it must wait: no promise per event while the slice and the share last.
+        const may = mayWrite();
+        if (!(may === true || (may !== false && (await may)))) return done();
         if (sinkTimed(sink, event) === 'written') {
           position = event.id;
           continue;
@@ -384,9 +396,9 @@ export async function eventStream(feed: EventFeed, tail: EventTail, options: Str
     for (let queued = nextQueued(); queued !== null; queued = nextQueued()) {
       if (sink === null) return { done: false, value: queued };
       // Behind on the buffer: what the sink takes goes straight out; the first it declines is the answer.
-      await catchUpSlot();
-      await share?.();
-      if (closed) return done();
+      // Awaited only when it must wait: no promise per event while the slice and the share last.
+      const may = mayWrite();
+      if (!(may === true || (may !== false && (await may)))) return done();
       if (sinkTimed(sink, queued) !== 'written') return { done: false, value: queued };
     }
     // Dropped for a catch-up while it wrote: the replay goes on from where it stands.
