@@ -4,7 +4,7 @@
 import type { Event, Item } from '../db/client.js';
 import type { EventTail } from '../db/event-tail.js';
 import type { Logger } from '../logger.js';
-import { fanOutPace } from './fan-out-pace.js';
+import { fanOutPace, restWhileWanted } from './fan-out-pace.js';
 
 /** An event as delivered: the row, plus the item as it stood right after (read once per batch). */
 export interface FeedEvent extends Event {
@@ -207,7 +207,7 @@ export class EventFeed {
       if (batchMs < BURST_BATCH_MS && from < delivered.length) continue;
       // The batch's frames go out now, and the fan-out keeps to its share of the event loop.
       const writtenMs = await fanOutPace.writeHeld();
-      await new Promise<void>((resolve) => setTimeout(resolve, (batchMs + writtenMs) * BURST_REST_RATIO));
+      await restWhileWanted((batchMs + writtenMs) * BURST_REST_RATIO);
       batchMs = 0;
       if (this.stopped) return;
       await this.waitForLaggards();

@@ -7,7 +7,7 @@
 import { GraphQLError } from 'graphql';
 import type { EventTail } from '../db/event-tail.js';
 import { Queue } from './event-queue.js';
-import { fanOutPace } from './fan-out-pace.js';
+import { fanOutPace, restWhileWanted } from './fan-out-pace.js';
 import type { EventFeed, FeedEvent } from './feed.js';
 
 export interface StreamOptions {
@@ -97,7 +97,7 @@ function catchUpSlot(): Promise<void> | null {
   if (catchUpPace.spentMs < CATCH_UP_SLICE_MS) return null;
   const restMs = catchUpPace.spentMs * CATCH_UP_REST_RATIO;
   catchUpPace.spentMs = 0;
-  catchUpPace.resting = new Promise<void>((resolve) => setTimeout(resolve, restMs)).then(() => {
+  catchUpPace.resting = restWhileWanted(restMs).then(() => {
     catchUpPace.resting = null;
   });
   return catchUpPace.resting;

@@ -3,11 +3,11 @@
 // between slices, and still delivers every event once, in order. A page within the budget goes whole.
 // A burst's slices go in batches: after each, the frames it made are written (fanOutPace.writeHeld, here
 // a stand-in costing WRITE_MS, as no sockets are attached) and the feed rests twice as long as the batch
-// and its writes took.
+// and its writes took, as long as something else wants the loop meanwhile.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Database, openDatabase } from '../../src/db/client.js';
 import { ManualClock } from '../../src/domain/clock.js';
-import { fanOutPace } from '../../src/events/fan-out-pace.js';
+import { fanOutPace, REST_STEP_MS, restWhileWanted } from '../../src/events/fan-out-pace.js';
 import { EventFeed, type FeedEvent, LAGGARD_PATIENCE_MS, LAGGARD_POLL_MS } from '../../src/events/feed.js';
 import { eventStream } from '../../src/events/streams.js';
 import { createLogger } from '../../src/logger.js';
@@ -57,9 +57,10 @@ describe(`the feed spreads a costly page over turns of the event loop (${BACKEND
 
   /**
    * Follows the feed through bulks of `counts` items in turn, with a listener costing `perEventMs`,
-   * counting event-loop turns as it goes. The first bulks teach the feed what an event costs.
+   * counting event-loop turns as it goes (unless `spin` is false: then nothing else uses the loop). The
+   * first bulks teach the feed what an event costs.
    */
-  async function follow(counts: number[], perEventMs: number, backlog?: (look: number) => number) {
+  async function follow(counts: number[], perEventMs: number, backlog?: (look: number) => number, spin = true) {
     const tail = await db.openTail();
     const feed = new EventFeed(tail, createLogger('silent'), { pollIntervalMs: 1_000, sliceBudgetMs: 5 });
     await feed.start();
@@ -99,7 +100,9 @@ describe(`the feed spreads a costly page over turns of the event loop (${BACKEND
         observed = [];
         writesBefore = writes;
         await bulk(count);
-        setImmediate(countTurn);
+        // Counting turns keeps the loop busy (it never waits for I/O), as reviewers' requests do: the
+        // rests then last their whole length (see restWhileWanted).
+        if (spin) setImmediate(countTurn);
         const began = performance.now();
         await feed.catchUp();
         wallMs = performance.now() - began;
@@ -132,6 +135,29 @@ describe(`the feed spreads a costly page over turns of the event loop (${BACKEND
     // A burst's fan-out takes at most a third of the loop: it rests twice as long as each batch and its
     // writes took (400 ms of listener work and writes × 4 ms, so at least ~1.4 s in all).
     expect(wallMs).toBeGreaterThanOrEqual((400 + writes * WRITE_MS) * 2.5);
+  });
+
+  it('a burst rests only while something else wants the loop: with nothing else running it goes on at once', async () => {
+    const { start, slices, wallMs, writes } = await follow([5, 400], 1, undefined, false);
+    expect(slices.flatMap((slice) => slice.ids)).toEqual(Array.from({ length: 400 }, (_, index) => start + 1 + index));
+    expect(writes).toBeGreaterThan(1);
+    // Each rest ends after its first step in which the loop waited for I/O most of the time: far from the
+    // 2.5 × (work + writes) of the test above, where counting turns kept the loop busy throughout.
+    expect(wallMs).toBeLessThan((400 + writes * WRITE_MS) * 1.6);
+  });
+
+  it('a rest lasts its whole length while the loop is busy, and ends within a step or two once it is not', async () => {
+    let spinning = true;
+    const spin = () => {
+      busy(1);
+      if (spinning) setImmediate(spin);
+    };
+    setImmediate(spin);
+    const busyRest = await restWhileWanted(60);
+    spinning = false;
+    expect(busyRest).toBeGreaterThanOrEqual(60);
+    const idleRest = await restWhileWanted(400);
+    expect(idleRest).toBeLessThan(REST_STEP_MS * 10);
   });
 
   it("the server's own observers get a burst whole and at once, before the paced fan-out to subscribers", async () => {
