@@ -23,6 +23,9 @@ export const fanOutPace = {
   flushSlices: 0,
   /** The last flush: when it began (performance.now()), what its writes took, and how long the next one waits after its start. */
   lastFlush: { startedAt: 0, tookMs: 0, nextAfterMs: 0 },
+  /** Rests taken (restWhileWanted) since the process started, and the steps they took in all. */
+  rests: 0,
+  restSteps: 0,
 };
 
 /**
@@ -39,11 +42,13 @@ export const IDLE_SHARE = 0.25;
 
 export async function restWhileWanted(ms: number): Promise<number> {
   const started = performance.now();
+  fanOutPace.rests++;
   for (;;) {
     const left = ms - (performance.now() - started);
     if (left <= 0) break;
     const before = performance.eventLoopUtilization();
     await new Promise<void>((resolve) => setTimeout(resolve, Math.min(REST_STEP_MS, left)));
+    fanOutPace.restSteps++;
     if (performance.eventLoopUtilization(before).utilization < IDLE_SHARE) break;
   }
   return performance.now() - started;
