@@ -8,6 +8,7 @@ import type { Clock } from './domain/clock.js';
 import { PROPOSAL_STATES, type ProposalState } from './domain/proposal.js';
 import { eventLoopDelayHistogram } from './event-loop-delay.js';
 import type { FeedEvent } from './events/feed.js';
+import { historyPageWork } from './events/history-pages.js';
 import type { Live } from './events/live.js';
 import { streamWork } from './events/streams.js';
 import { subscriptionWork } from './graphql/shared-subscriptions.js';
@@ -134,8 +135,8 @@ export class Metrics {
       registers,
       collect() {
         this.reset();
-        this.inc({ source: 'database' }, streamWork.pagesRead);
-        this.inc({ source: 'shared' }, streamWork.pagesShared);
+        this.inc({ source: 'database' }, historyPageWork.read);
+        this.inc({ source: 'shared' }, historyPageWork.shared);
       },
     });
     const clock = sources.clock as Partial<DatabaseClock>;
