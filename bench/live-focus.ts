@@ -12,8 +12,9 @@ import { EventsSubscription } from '../web/dashboard/documents.js';
 import { processCpuMs } from './fanout.js';
 import { gqlBody, graphqlClient } from './http.js';
 import { keysNamed, makeKeys, principals } from './keys.js';
+import { cycleUntil } from './live-scale.js';
 import { SubscriberGroup } from './live-scale-subscribers.js';
-import { claimOnce, cycleCell, decideOnce, noErrors, seedItems } from './load.js';
+import { cycleCell, noErrors, seedItems } from './load.js';
 import { sqliteStore } from './postgres.js';
 import { type CpuProfile, connectProfiler, inspectorUrl, summariseProfile } from './profile.js';
 import { build, startServer } from './server.js';
@@ -112,16 +113,7 @@ try {
   await settled();
   await profiled('bulk', async () => {
     let stop = false;
-    let cycles = 0;
-    const errors = noErrors();
-    const client = graphqlClient(server.port, 1);
-    const auth = { authorization: reviewer.authorization };
-    const cycling = (async () => {
-      while (!stop) {
-        const claim = await claimOnce(client, auth, errors, claimed);
-        if (claim && (await decideOnce(client, auth, errors, claim)) !== null) cycles++;
-      }
-    })();
+    const cycling = cycleUntil(server.port, reviewer, claimed, noErrors(), () => stop);
     const before = processCpuMs(server.pid);
     const began = performance.now();
     const seed = { added: 0, category: CATEGORY };
@@ -138,8 +130,7 @@ try {
     }
     const window = (performance.now() - began) / 1000;
     stop = true;
-    await cycling;
-    client.close();
+    const cycles = await cycling;
     console.log(
       `bulk: added in ${addSeconds.toFixed(1)} s; the last subscriber had the last ITEM_ADDED after ${lastSeconds.toFixed(1)} s (240 s at most); ${(cycles / window).toFixed(1)} cycles/s meanwhile (${cycles} cycles, each 2 events to every subscriber); server ${((processCpuMs(server.pid) - before) / 1000 / window).toFixed(2)} cores`,
     );

@@ -176,7 +176,7 @@ async function holdLeases(port: number, key: BenchKey, batch: string, count: num
 }
 
 /** Review cycles as `key`, one at a time, until `stopped()`; counts those completed. */
-async function cycleUntil(port: number, key: BenchKey, claimedIds: Set<string>, errors: ErrorCounts, stopped: () => boolean) {
+export async function cycleUntil(port: number, key: BenchKey, claimedIds: Set<string>, errors: ErrorCounts, stopped: () => boolean) {
   const client = graphqlClient(port, 1);
   const auth = { authorization: key.authorization };
   let completed = 0;
