@@ -3,16 +3,19 @@
 // dashboard's queueEvents document watching; 300 addItem events at 100/s to them; then 20 addItems of 500
 // while the reviewer loops, until the last subscriber has the last ITEM_ADDED. PROFILE=1 profiles the server
 // over each phase (top functions printed, .cpuprofile files left in the temp folder); SUBS=N changes the
-// subscribers. `npx tsx bench/live-focus.ts` (builds dist/ first, as npm run bench does).
+// subscribers (LEASEHOLD_BENCH_SERVER_FLAGS adds flags to the server's node, see bench/server.ts). Each phase
+// prints the server's event-loop delay p99 and its GC pauses, from /metrics, and an idle bystander process's. `npx tsx bench/live-focus.ts` (builds dist/ first, as npm run bench does).
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { EventsSubscription } from '../web/dashboard/documents.js';
+import { Bystander } from './bystander.js';
 import { processCpuMs } from './fanout.js';
 import { gqlBody, graphqlClient } from './http.js';
 import { keysNamed, makeKeys, principals } from './keys.js';
 import { cycleUntil } from './live-scale.js';
+import { LoopDelayProbe } from './live-scale-loop.js';
 import { SubscriberGroup } from './live-scale-subscribers.js';
 import { cycleCell, noErrors, seedItems } from './load.js';
 import { sqliteStore } from './postgres.js';
@@ -44,10 +47,19 @@ const server = await startServer({
 });
 const profiler = process.env.PROFILE === '1' ? await connectProfiler(inspectorUrl(server.logs) as string) : null;
 const claimed = new Set<string>();
+const bystander = Bystander.start();
 
 async function profiled<T>(label: string, phase: () => Promise<T>): Promise<T> {
+  const loop = new LoopDelayProbe(server.port, admin);
+  await loop.start();
+  await bystander.mark();
   await profiler?.start();
   const result = await phase();
+  const delay = await loop.stop();
+  const idle = await bystander.read();
+  console.log(
+    `   ${label}: loop delay p99 ${delay.p99.toFixed(1)} ms (an idle bystander process's: p50 ${idle.p50.toFixed(1)} / p99 ${idle.p99.toFixed(1)} / max ${idle.max.toFixed(1)} ms); GC ${delay.gc?.count ?? '?'} pauses, ${delay.gc?.over10ms ?? '?'} ≥ 10 ms, ${delay.gc?.totalMs.toFixed(0) ?? '?'} ms in all`,
+  );
   if (profiler) {
     const profile: CpuProfile = await profiler.stop();
     writeFileSync(path.join(tmp, `${label}.cpuprofile`), JSON.stringify(profile));
@@ -139,6 +151,7 @@ try {
   mutator.close();
   await group.close();
   profiler?.close();
+  await bystander.stop();
   await server.stop();
   await store.dispose();
 }

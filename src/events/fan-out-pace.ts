@@ -26,6 +26,8 @@ export const fanOutPace = {
   /** Rests taken (restWhileWanted) since the process started, and the steps they took in all. */
   rests: 0,
   restSteps: 0,
+  /** Single events handed to the subscribers in parts (one turn of the loop each), their cost being over the slice budget. */
+  handOverParts: 0,
 };
 
 /**

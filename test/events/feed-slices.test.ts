@@ -14,6 +14,7 @@ import { createLogger } from '../../src/logger.js';
 import { addCategories } from '../../src/services/categories.js';
 import { addItems } from '../../src/services/items.js';
 import { BACKEND, type TestDatabase, testDatabase } from '../support/database.js';
+import { TurnCounter } from '../support/loop-turns.js';
 
 const proposer = { name: 'bulk', authenticated: false };
 /** What writing a batch's frames costs in the stand-in for the socket writer. */
@@ -64,12 +65,7 @@ describe(`the feed spreads a costly page over turns of the event loop (${BACKEND
     const tail = await db.openTail();
     const feed = new EventFeed(tail, createLogger('silent'), { pollIntervalMs: 1_000, sliceBudgetMs: 5 });
     await feed.start();
-    let turns = 0;
-    let counting = true;
-    const countTurn = () => {
-      turns++;
-      if (counting) setImmediate(countTurn);
-    };
+    const loop = new TurnCounter();
     let slices: { ids: number[]; turn: number; writesBefore: number; looksBefore: number }[] = [];
     /** The feed's looks at lagging subscribers' backlog (`backlog` answers the n-th look). */
     let looks = 0;
@@ -85,7 +81,7 @@ describe(`the feed spreads a costly page over turns of the event loop (${BACKEND
     let observed: { ids: number[]; slicesBefore: number }[] = [];
     feed.listen((events: readonly FeedEvent[]) => {
       busy(perEventMs * events.length);
-      slices.push({ ids: events.map((event) => event.id), turn: turns, writesBefore: writes, looksBefore: looks });
+      slices.push({ ids: events.map((event) => event.id), turn: loop.turns, writesBefore: writes, looksBefore: looks });
     });
     feed.observe((events: readonly FeedEvent[]) => {
       observed.push({ ids: events.map((event) => event.id), slicesBefore: slices.length });
@@ -102,12 +98,12 @@ describe(`the feed spreads a costly page over turns of the event loop (${BACKEND
         await bulk(count);
         // Counting turns keeps the loop busy (it never waits for I/O), as reviewers' requests do: the
         // rests then last their whole length (see restWhileWanted).
-        if (spin) setImmediate(countTurn);
+        if (spin) loop.start();
         const began = performance.now();
         await feed.catchUp();
         wallMs = performance.now() - began;
       }
-      counting = false;
+      loop.stop();
       return { start, slices, observed, wallMs, writes: writes - writesBefore, looks };
     } finally {
       fanOutPace.writeHeld = writeHeld;
@@ -223,6 +219,82 @@ describe(`the feed spreads a costly page over turns of the event loop (${BACKEND
       expect(fanOutPace.laggingEvents() - before).toBe(0);
       expect((await stream.next()).value?.id).toBe((taken.at(-1) as FeedEvent).id + 1);
     } finally {
+      await feed.stop();
+      await tail.close();
+    }
+  });
+
+  it('by default live pages go in slices of about 2 ms and bursts in slices of about 5 ms', async () => {
+    const tail = await db.openTail();
+    const feed = new EventFeed(tail, createLogger('silent'), { pollIntervalMs: 1_000 });
+    await feed.start();
+    let sizes: number[] = [];
+    const unlisten = feed.listen((events) => {
+      busy(1 * events.length);
+      sizes.push(events.length);
+    });
+    try {
+      await bulk(5); // teaches the feed what an event costs
+      await feed.catchUp();
+      sizes = [];
+      await bulk(20);
+      await feed.catchUp();
+      const live = sizes;
+      sizes = [];
+      await bulk(100);
+      await feed.catchUp();
+      const burst = sizes;
+      expect(live.reduce((sum, size) => sum + size, 0)).toBe(20);
+      expect(Math.max(...live)).toBeLessThanOrEqual(2);
+      expect(burst.reduce((sum, size) => sum + size, 0)).toBe(100);
+      expect(Math.max(...burst)).toBeLessThanOrEqual(5);
+      // A slice measured at its 1 ms an event (not slowed by the machine) sizes the next at 5.
+      expect(Math.max(...burst)).toBeGreaterThan(2);
+    } finally {
+      unlisten();
+      await feed.stop();
+      await tail.close();
+    }
+  });
+
+  it('one event that costs the listeners more than the budget goes to them in parts, a turn between, each listener in order', async () => {
+    const tail = await db.openTail();
+    const feed = new EventFeed(tail, createLogger('silent'), { pollIntervalMs: 1_000, sliceBudgetMs: 5 });
+    await feed.start();
+    const loop = new TurnCounter();
+    // 40 subscribers at 0.5 ms each: 20 ms for one event, four times the budget.
+    const received: { listener: number; id: number; turn: number }[] = [];
+    const unlisten = Array.from({ length: 40 }, (_, listener) =>
+      feed.listen((events) => {
+        busy(0.5 * events.length);
+        for (const event of events) received.push({ listener, id: event.id, turn: loop.turns });
+      }),
+    );
+    const parts = fanOutPace.handOverParts;
+    try {
+      await bulk(1); // teaches the feed what an event costs
+      await feed.catchUp();
+      const start = feed.sequence;
+      received.length = 0;
+      loop.start();
+      await bulk(3);
+      await feed.catchUp();
+      const ids = [start + 1, start + 2, start + 3];
+      // Every listener had every event once, in order.
+      for (let listener = 0; listener < 40; listener++) {
+        expect(received.filter((entry) => entry.listener === listener).map((entry) => entry.id)).toEqual(ids);
+      }
+      // Every listener had an event before any had the next.
+      expect(received.map((entry) => entry.id)).toEqual(ids.flatMap((id) => Array<number>(40).fill(id)));
+      // Each event's 20 ms went over several turns of the loop, none holding it for much more than the budget.
+      for (const id of ids) {
+        const turnsTaken = new Set(received.filter((entry) => entry.id === id).map((entry) => entry.turn));
+        expect(turnsTaken.size).toBeGreaterThanOrEqual(3);
+      }
+      expect(fanOutPace.handOverParts - parts).toBeGreaterThanOrEqual(3);
+    } finally {
+      loop.stop();
+      for (const stop of unlisten) stop();
       await feed.stop();
       await tail.close();
     }

@@ -12,6 +12,7 @@ import { createLogger } from '../../src/logger.js';
 import { addCategories } from '../../src/services/categories.js';
 import { addItems } from '../../src/services/items.js';
 import { BACKEND, type TestDatabase, testDatabase } from '../support/database.js';
+import { TurnCounter } from '../support/loop-turns.js';
 
 const proposer = { name: 'replay-setup', authenticated: false };
 const STREAMS = 20;
@@ -45,18 +46,13 @@ describe(`replays take turns reading pages (${BACKEND})`, () => {
     const tail = await db.openTail();
     const feed = new EventFeed(tail, createLogger('silent'), { pollIntervalMs: 1_000 });
     await feed.start();
-    let turns = 0;
-    let counting = true;
-    const countTurn = () => {
-      turns++;
-      if (counting) setImmediate(countTurn);
-    };
+    const loop = new TurnCounter();
     // The turn each page read began on.
     const pageTurns: number[] = [];
     const counted: EventTail = Object.create(tail, {
       eventsAfter: {
         value: (sequence: number, limit: number) => {
-          pageTurns.push(turns);
+          pageTurns.push(loop.turns);
           return tail.eventsAfter(sequence, limit);
         },
       },
@@ -64,7 +60,7 @@ describe(`replays take turns reading pages (${BACKEND})`, () => {
     try {
       const last = feed.sequence;
       expect(last).toBeGreaterThanOrEqual(ITEMS);
-      setImmediate(countTurn);
+      loop.start();
       const streams = await Promise.all(
         Array.from({ length: STREAMS }, () => eventStream(feed, counted, { after: 0, filter: () => true })),
       );
@@ -88,7 +84,7 @@ describe(`replays take turns reading pages (${BACKEND})`, () => {
       expect(pageTurns.length).toBeLessThanOrEqual(full + STREAMS);
       expect(new Set(pageTurns).size).toBe(pageTurns.length);
     } finally {
-      counting = false;
+      loop.stop();
       await feed.stop();
       await tail.close();
     }
