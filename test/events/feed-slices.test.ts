@@ -173,7 +173,12 @@ describe(`the feed spreads a costly page over turns of the event loop (${BACKEND
   });
 
   it('a burst within the budget goes to the listeners in one piece, its frames written at once', async () => {
-    const { start, slices, writes } = await follow([5, 300], 0);
+    // The feed sizes a page's slices from what the page before cost; a collection or a preemption during
+    // that (cheap) page's hand-over makes it look costly, and the burst then goes in two slices. So up to
+    // three tries; without the rule every try splits it.
+    let run = await follow([5, 300], 0);
+    for (let tries = 1; tries < 3 && run.slices.length !== 1; tries++) run = await follow([5, 300], 0);
+    const { start, slices, writes } = run;
     expect(slices.map((slice) => slice.ids.length)).toEqual([300]);
     expect(slices[0]?.ids[0]).toBe(start + 1);
     expect(writes).toBe(1);
