@@ -118,6 +118,10 @@ describe('shared subscription execution', () => {
     await addItem(server, proposer, 'x', 'X-1');
     await addItem(server, proposer, 'y', 'Y-1');
     const lease = (await ask(server, reviewer, CLAIM, { batchId: 'x' })).claimItem as { lease: { token: string } };
+    // The feed reads each page's items once, as they stand when it reads: a decision committed before the
+    // feed has read the claim would show in the claim's item too. So the claim reaches everyone first.
+    const claimed = await latestSequenceOf(server);
+    await waitFor(() => all.every((collected) => (payloads(collected).at(-1)?.sequence ?? 0) >= claimed));
     await ask(server, reviewer, DECIDE, { token: lease.lease.token });
     await addItem(server, proposer, 'x', 'X-2');
     const end = await latestSequenceOf(server);
