@@ -4,7 +4,8 @@
 // while the reviewer loops, until the last subscriber has the last ITEM_ADDED. PROFILE=1 profiles the server
 // over each phase (top functions printed, .cpuprofile files left in the temp folder); SUBS=N changes the
 // subscribers (LEASEHOLD_BENCH_SERVER_FLAGS adds flags to the server's node, see bench/server.ts). Each phase
-// prints the server's event-loop delay p99 and its GC pauses, from /metrics, and an idle bystander process's. `npx tsx bench/live-focus.ts` (builds dist/ first, as npm run bench does).
+// prints the server's event-loop delay p99 and its GC pauses, from /metrics, and an idle bystander process's.
+// `npx tsx bench/live-focus.ts` (builds dist/ first, as npm run bench does).
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';

@@ -29,7 +29,8 @@ export interface FeedOptions {
  * hold the event loop for seconds while reviewers' requests wait. Live traffic goes in slices of 2 ms
  * (one event in parts, see handOverInParts): a turn of the loop also runs a slice of the timed flush, the
  * reviewers' requests and the feed's read, and with 5 ms slices those added up to 35–45 ms of loop delay
- * at p99 with 1,000 subscribers watching (20 ms with 2 ms slices, and a third more review cycles). A
+ * at p99 with 1,000 subscribers watching (with 2 ms slices: ~19 ms while they get 100 events/s, 34–38 ms
+ * while a reviewer loops, who then did 50–65 % more cycles; BENCHMARKS.md, "Turns of a few ms"). A
  * burst goes in slices of 5 ms: it is paced by its rests anyway, and smaller slices only slowed it.
  */
 const SLICE_BUDGET_MS = 2;

@@ -81,7 +81,7 @@ let interval = COALESCE_MS;
  * Most milliseconds of writes in one turn of the event loop: a flush to 1,000 sockets takes 15 ms or
  * more, so it goes in slices with a turn for requests between them. A turn of a busy server also runs the
  * feed's hand-over and requests: with 5 ms slices the turns added up to 35–45 ms of loop delay (p99) with
- * 1,000 subscribers watching a reviewer, with 2 ms about 20 (docs/performance.md, "Turns of a few ms").
+ * 1,000 subscribers watching, with 2 ms 19–38 (docs/performance.md, "Turns of a few ms").
  */
 const FLUSH_SLICE_MS = 2;
 
