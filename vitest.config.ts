@@ -22,6 +22,8 @@ export const SQLITE_ONLY = [
 export const POSTGRES_ONLY = [
   'test/db/migrations-postgres.test.ts',
   'test/db/database-clock.test.ts',
+  // Compares PostgreSQL's write calls with the TypeScript forms on a SQLite file of its own.
+  'test/db/write-calls.test.ts',
   'test/cli/keys-postgres.test.ts',
   'test/e2e/postgres-instances.test.ts',
   // Stops and starts a cluster of its own (LEASEHOLD_TEST_POSTGRES_CONTROL), never the one the other files share.

@@ -80,7 +80,7 @@ export function createApp(options: AppOptions): App {
   if (config.subscriptionLimits) limitSubscriptions(live, config.subscriptionLimits);
   // Open WebSocket connections are read at scrape time from `webSockets`, made further down.
   const metrics: Metrics | null =
-    (config.metrics ?? true) ? new Metrics({ live, clock, webSocketConnections: () => webSockets.connectionCount() }) : null;
+    (config.metrics ?? true) ? new Metrics({ live, clock, db, webSocketConnections: () => webSockets.connectionCount() }) : null;
   if (metrics) live.feed.observe(metrics.onEvents);
 
   // One allowance of failed authentications per address, whether they come over HTTP or WebSocket.

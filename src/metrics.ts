@@ -3,6 +3,7 @@
 // process metrics. One registry per app, so several apps in one process (tests) keep separate numbers.
 
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import type { Database } from './db/client.js';
 import type { DatabaseClock } from './db/database-clock.js';
 import type { Clock } from './domain/clock.js';
 import { PROPOSAL_STATES, type ProposalState } from './domain/proposal.js';
@@ -21,6 +22,8 @@ const STATUSES = ['PENDING', 'ACCEPTED', 'CORRECTED', 'REJECTED'] as const;
 const DECISIONS = ['ACCEPTED', 'CORRECTED', 'REJECTED'] as const;
 /** Human review takes seconds to an hour: 1 s … 1 h. */
 const HELD_BUCKETS = [1, 5, 10, 30, 60, 120, 300, 600, 900, 1800, 3600];
+/** A write transaction holds the write lock for well under a millisecond to, on a stalled instance, seconds. */
+const LOCK_HELD_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
 const PROPOSAL_STATE_NAMES = Object.keys(PROPOSAL_STATES) as ProposalState[];
 /** Review decisions on proposals, by the event that records them. */
 const PROPOSAL_DECISIONS = new Map<string, string>([
@@ -34,6 +37,8 @@ export interface MetricsSources {
   clock: Clock;
   /** Open WebSocket connections at this moment. */
   webSocketConnections: () => number;
+  /** The database this process writes to, for how long its writes hold the write lock. */
+  db?: Pick<Database, 'onLockHeld'>;
 }
 
 export class Metrics {
@@ -200,6 +205,29 @@ export class Metrics {
     collectDefaultMetrics({ register: this.registry, gcDurationBuckets: GC_PAUSE_BUCKETS });
     // Samples since start in buckets: a blocked loop is visible over any window (see event-loop-delay.ts).
     eventLoopDelayHistogram(registers);
+    if (sources.db) {
+      const held = new Histogram({
+        name: 'leasehold_write_lock_held_seconds',
+        help: 'How long each write transaction of this process held the database write lock, from having it until its COMMIT was answered; form="statement": a batch of review writes run as one call (PostgreSQL), "transaction": an interactive transaction.',
+        labelNames: ['form'],
+        buckets: LOCK_HELD_BUCKETS,
+        registers,
+      });
+      const writes = new Counter({
+        name: 'leasehold_write_lock_writes_total',
+        help: 'Writes (group-commit jobs) run under the write lock by this process, by the form of their transaction.',
+        labelNames: ['form'],
+        registers,
+      });
+      for (const form of ['statement', 'transaction']) {
+        held.zero({ form });
+        writes.inc({ form }, 0);
+      }
+      sources.db.onLockHeld((seconds, form, count) => {
+        held.observe({ form }, seconds);
+        writes.inc({ form }, count);
+      });
+    }
   }
 
   get contentType(): string {

@@ -4,9 +4,10 @@
 
 import type pg from 'pg';
 import type { DatabaseLocation } from '../config/database-location.js';
+import type { Clock } from '../domain/clock.js';
 import { type Prisma, PrismaClient } from '../generated/prisma/client.js';
 import { type EventTail, SqliteEventTail } from './event-tail.js';
-import { type BatchRunner, GroupCommit, type LockWait } from './group-commit.js';
+import { type BatchRunner, type CallRunner, GroupCommit, type LockWait, type Outcome } from './group-commit.js';
 import { migrateDatabase } from './migrate.js';
 import { DEFAULT_CONNECT_TIMEOUT_MS, migratePostgres } from './migrate-postgres.js';
 import { PostgresEventTail } from './postgres-tail.js';
@@ -21,6 +22,7 @@ import {
   WriterStatements,
 } from './tx-sql.js';
 import { DatabaseUnavailableError, isConnectionFailure, postgresUnavailableWait } from './unavailable.js';
+import { answered, type BatchAnswer, type CallAnswer, stampCall, WRITE_BATCH, type WriteCall } from './write-calls.js';
 import { sqliteLockWait } from './write-lock.js';
 
 export type {
@@ -51,6 +53,26 @@ export type Reader = Omit<PrismaClient, '$transaction' | '$connect' | '$disconne
 export type { DatabaseLocation } from '../config/database-location.js';
 
 export type Dialect = DatabaseLocation['dialect'];
+
+/**
+ * A write with two forms: TypeScript statements in the interactive write transaction (SQLite's path,
+ * and the specification), and one call of the database's `leasehold_write` function (PostgreSQL's:
+ * see write-calls.ts), which runs under the write lock without a round trip to the instance between
+ * its statements. Both must give the same result, write the same rows and refuse alike.
+ */
+export interface WriteOperation<T> {
+  work: (tx: WriteTx, sql: TxSql) => Promise<T>;
+  call: {
+    fields: WriteCall;
+    /** The clock the operation is stamped by, read as the batch is sent. */
+    clock: Clock;
+    /** What the call's answer means (may throw the refusal the TypeScript form throws). */
+    answer: (answer: CallAnswer) => T;
+  };
+}
+
+/** How a write transaction held the write lock: a batch of calls in one statement, or an interactive transaction. */
+export type LockHoldForm = 'statement' | 'transaction';
 
 export interface DatabaseOptions {
   /** A SQLite file (kept for callers that only ever use SQLite). */
@@ -87,6 +109,14 @@ export interface Database {
    * back alone. `sql` runs direct statements on the same transaction (see tx-sql.ts).
    */
   write<T>(work: (tx: WriteTx, sql: TxSql) => Promise<T>): Promise<T>;
+  /** Runs an operation in its backend's form (see WriteOperation), in the same group-commit queue as `write`. */
+  perform<T>(operation: WriteOperation<T>): Promise<T>;
+  /**
+   * Called after each write transaction this process ran with how long it held the write lock, in
+   * seconds: from the moment it had the lock until its COMMIT was answered (so the answer's trip back
+   * is counted too), and the number of writes it held it for.
+   */
+  onLockHeld(listener: (seconds: number, form: LockHoldForm, writes: number) => void): () => void;
   readonly read: Reader;
   /**
    * A read-only SQL query on the reader connections, written once for both backends: `?`
@@ -169,18 +199,21 @@ async function openSqlite(file: string, options: DatabaseOptions): Promise<Datab
   const maxWait = options.maxWaitMs ?? 15_000;
   let lastDataVersion = statements.dataVersion();
   const lockedListeners = new Set<(lastEventAt: Date | null) => void>();
-  return assemble({ dialect: 'sqlite', file }, writer, reader, {
+  const holds = new LockHolds();
+  return assemble({ dialect: 'sqlite', file }, writer, reader, holds, {
     onWriteLocked(listener) {
       lockedListeners.add(listener);
       return () => lockedListeners.delete(listener);
     },
     runBatch: async (runJobs) => {
+      let lockedAt: number | null = null;
       try {
-        return await writer.$transaction(
+        const outcomes = await writer.$transaction(
           async (tx) => {
             const sql = statements.begin();
             try {
               await sql.run(TAKE_WRITE_LOCK);
+              lockedAt = performance.now();
               if (lockedListeners.size > 0) await announceLastEvent(sql, lockedListeners);
               return await runJobs(tx, sql);
             } finally {
@@ -189,6 +222,8 @@ async function openSqlite(file: string, options: DatabaseOptions): Promise<Datab
           },
           { maxWait, timeout: maxWait + busyTimeoutMs },
         );
+        if (lockedAt !== null) holds.record((performance.now() - lockedAt) / 1000, 'transaction', outcomes.length);
+        return outcomes;
       } catch (error) {
         // Nothing of a failed batch stays: the next attempt, or the next batch, starts clean.
         statements.rollBackLeftover();
@@ -248,7 +283,8 @@ async function openPostgres(location: { dialect: 'postgresql'; url: string }, op
 
   const maxWait = options.maxWaitMs ?? 15_000;
   const lockedListeners = new Set<(lastEventAt: Date | null) => void>();
-  return assemble(location, writer, reader, {
+  const holds = new LockHolds();
+  return assemble(location, writer, reader, holds, {
     onWriteLocked(listener) {
       lockedListeners.add(listener);
       return () => lockedListeners.delete(listener);
@@ -256,13 +292,15 @@ async function openPostgres(location: { dialect: 'postgresql'; url: string }, op
     runBatch: async (runJobs) => {
       /** Every job has run: what fails from here on fails in COMMIT. */
       let committing = false;
+      let lockedAt: number | null = null;
       try {
-        return await writer.$transaction(
+        const outcomes = await writer.$transaction(
           async (tx) => {
             if (!writerConnection) throw new Error('The writer connection is not open.');
             const sql = new PostgresTxSql(writerConnection);
             try {
               await sql.run(POSTGRES_WRITE_LOCK);
+              lockedAt = performance.now();
               if (lockedListeners.size > 0) await announceLastEvent(sql, lockedListeners);
               const outcomes = await runJobs(tx, sql);
               committing = true;
@@ -273,6 +311,8 @@ async function openPostgres(location: { dialect: 'postgresql'; url: string }, op
           },
           { maxWait, timeout: maxWait + (options.busyTimeoutMs ?? 10_000) },
         );
+        if (lockedAt !== null) holds.record((performance.now() - lockedAt) / 1000, 'transaction', outcomes.length);
+        return outcomes;
       } catch (error) {
         // The connection lost during COMMIT: the server may have committed first. Before it, the
         // server rolled the transaction back, and GroupCommit tries the batch again (see unavailable.ts).
@@ -280,18 +320,84 @@ async function openPostgres(location: { dialect: 'postgresql'; url: string }, op
         throw error;
       }
     },
+    runCalls: postgresCalls(writerPool, lockedListeners, holds),
     openTail: () => PostgresEventTail.open(location.url, connectTimeoutMs),
     close: () => writerPool.end(),
     lockWait: postgresUnavailableWait(options.unavailableWaitMs),
   });
 }
 
+/**
+ * PostgreSQL: runs a batch of calls as one statement on the writer connection (taken from its pool, so
+ * never while Prisma's transaction holds it), in a transaction of its own: the statement commits when
+ * it ends. A connection lost once the statement was sent leaves its outcome unknown.
+ */
+function postgresCalls(
+  writerPool: pg.Pool,
+  lockedListeners: ReadonlySet<(lastEventAt: Date | null) => void>,
+  holds: LockHolds,
+): CallRunner {
+  return async (calls) => {
+    const connection = await writerPool.connect();
+    let failed: unknown = null;
+    try {
+      const sentAt = performance.now();
+      const result = await connection.query<{ answer: BatchAnswer }>({
+        name: 'leasehold_write',
+        text: WRITE_BATCH,
+        values: [JSON.stringify((calls as StampableCall[]).map(({ fields, clock }) => stampCall(fields, clock)))],
+      });
+      const batch = result.rows[0]?.answer;
+      if (!batch || batch.answers.length !== calls.length) throw new Error('leasehold_write answered no outcome for some of its calls.');
+      const heldMs = performance.now() - sentAt - batch.lockWaitMs;
+      holds.record(Math.max(0, heldMs) / 1000, 'statement', calls.length);
+      const lastEventAt = batch.lastEventAt === null ? null : new Date(batch.lastEventAt);
+      for (const listener of lockedListeners) listener(lastEventAt);
+      return batch.answers.map((answer): Outcome => {
+        try {
+          return { ok: true, value: answered(answer) };
+        } catch (error) {
+          return { ok: false, error };
+        }
+      });
+    } catch (error) {
+      failed = error;
+      if (isConnectionFailure(error)) throw new DatabaseUnavailableError('unknown', 0, { cause: error });
+      throw error;
+    } finally {
+      // A connection that failed is not handed out again.
+      connection.release(failed !== null && isConnectionFailure(failed) ? (failed as Error) : undefined);
+    }
+  };
+}
+
+interface StampableCall {
+  fields: WriteCall;
+  clock: Clock;
+}
+
+/** Lock holds, told to onLockHeld's listeners. */
+class LockHolds {
+  private readonly listeners = new Set<(seconds: number, form: LockHoldForm, writes: number) => void>();
+
+  record(seconds: number, form: LockHoldForm, writes: number): void {
+    for (const listener of this.listeners) listener(seconds, form, writes);
+  }
+
+  listen(listener: (seconds: number, form: LockHoldForm, writes: number) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+}
+
 function assemble(
   location: DatabaseLocation,
   writer: PrismaClient,
   reader: PrismaClient,
+  holds: LockHolds,
   backend: {
     runBatch: BatchRunner<WriteTx>;
+    runCalls?: CallRunner;
     openTail: () => Promise<EventTail>;
     close?: () => Promise<void>;
     onWriteLocked?: Database['onWriteLocked'];
@@ -307,7 +413,9 @@ function assemble(
       for (const listener of commitListeners) listener();
     },
     backend.lockWait,
+    backend.runCalls ?? null,
   );
+  const runCalls = backend.runCalls !== undefined;
   return {
     dialect: location.dialect,
     location,
@@ -317,6 +425,14 @@ function assemble(
         ? reader.$queryRawUnsafe(numberPlaceholders(sql), ...params)
         : reader.$queryRawUnsafe(sql, ...params.map(sqliteValue)),
     write: (work) => commits.submit(work),
+    perform: async (operation) => {
+      if (!runCalls) return commits.submit(operation.work);
+      const { fields, clock, answer } = operation.call;
+      // Its time is read as its batch is sent (stampCall), as late as the instance can.
+      const call: StampableCall = { fields, clock };
+      return answer((await commits.submitCall(call)) as CallAnswer);
+    },
+    onLockHeld: (listener) => holds.listen(listener),
     onCommit(listener) {
       commitListeners.add(listener);
       return () => commitListeners.delete(listener);

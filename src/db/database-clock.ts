@@ -70,6 +70,7 @@ export async function databaseClock(db: Database, logger: Logger, options: Datab
   return {
     now: () => floored.now(),
     setTimer: (at, callback) => floored.setTimer(at, callback),
+    maxLiftMs: floored.maxLiftMs,
     get offsetMs() {
       return state.offset;
     },
@@ -105,6 +106,7 @@ export function flooredClock(db: Database, clock: Clock, options: { maxLiftMs?: 
       return behind > 0 && behind <= maxLiftMs ? new Date(floor) : now;
     },
     setTimer: (at, callback) => clock.setTimer(at, callback),
+    maxLiftMs,
     stop: unfloor,
   };
 }

@@ -1,18 +1,29 @@
 // Group commit: write jobs that arrive while a transaction is running are queued and then run
 // together in the next interactive transaction, each inside its own SAVEPOINT, and committed with
 // one COMMIT (one fsync). A job is acknowledged only after that COMMIT succeeds; a job that throws
-// is rolled back to its savepoint alone and the others still commit.
+// is rolled back to its savepoint alone and the others still commit. A backend that can run some
+// jobs as calls of its own (PostgreSQL: write-calls.ts) gets runs of such jobs as one batch of calls,
+// in the same queue order.
 import type { TxSql } from './tx-sql.js';
 
 export interface Job<Tx, T> {
   work: (tx: Tx, sql: TxSql) => Promise<T>;
+  /** Set for a job the backend runs as a call (see CallRunner): `work` is then not run. */
+  call?: unknown;
   resolve: (value: T) => void;
   reject: (error: unknown) => void;
   /** performance.now() when the job was submitted: its wait for the write lock counts from here. */
   submittedAt: number;
 }
 
-type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
+export type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
+
+/**
+ * Runs a batch of calls as one transaction of the backend's own (one statement: see write-calls.ts)
+ * and answers each call's outcome, in order. Throws when nothing of the batch was committed, or when
+ * that is unknown (as BatchRunner).
+ */
+export type CallRunner = (calls: unknown[]) => Promise<Outcome[]>;
 
 /**
  * Runs one batch: `transaction` opens the interactive transaction and gives the batch its
@@ -45,6 +56,7 @@ export class GroupCommit<Tx> {
     /** Called after every successful COMMIT, before the batch's writes are acknowledged. */
     private readonly afterCommit: () => void = () => {},
     private readonly lockWait: LockWait | null = null,
+    private readonly runCalls: CallRunner | null = null,
   ) {}
 
   submit<T>(work: (tx: Tx, sql: TxSql) => Promise<T>): Promise<T> {
@@ -54,6 +66,25 @@ export class GroupCommit<Tx> {
     });
   }
 
+  /** Queues a call for the backend's CallRunner (which must be set); resolves with its answer once committed. */
+  submitCall(call: unknown): Promise<unknown> {
+    if (!this.runCalls) throw new Error('This backend runs no calls.');
+    return new Promise<unknown>((resolve, reject) => {
+      const work = () => Promise.reject(new Error('A call is not run as a transaction job.'));
+      this.queue.push({ work, call, resolve, reject, submittedAt: performance.now() });
+      if (!this.running) void this.drain();
+    });
+  }
+
+  /** The next batch: up to maxBatch jobs from the head of the queue, all calls or all transaction jobs. */
+  private takeBatch(): Job<Tx, unknown>[] {
+    const calls = this.queue[0]?.call !== undefined;
+    let size = 0;
+    while (size < this.queue.length && size < this.maxBatch && ((this.queue[size] as Job<Tx, unknown>).call !== undefined) === calls)
+      size++;
+    return this.queue.splice(0, size);
+  }
+
   private async drain(): Promise<void> {
     this.running = true;
     try {
@@ -61,10 +92,13 @@ export class GroupCommit<Tx> {
       await new Promise<void>((resolve) => setImmediate(resolve));
       let busyAttempts = 0;
       while (this.queue.length > 0) {
-        const batch = this.queue.splice(0, this.maxBatch);
+        const batch = this.takeBatch();
         let outcomes: Outcome[];
         try {
-          outcomes = await this.runBatch((tx, sql) => runJobs(batch, tx, sql, this.lockWait));
+          outcomes =
+            batch[0]?.call !== undefined && this.runCalls
+              ? await this.runCalls(batch.map((job) => job.call))
+              : await this.runBatch((tx, sql) => runJobs(batch, tx, sql, this.lockWait));
         } catch (error) {
           if (this.lockWait?.isBusy(error)) {
             busyAttempts += 1;

@@ -133,6 +133,9 @@ export function openLiteDatabase(options: LiteOptions): Database {
     },
     query: async <Row>(sql: string, ...params: SqlValue[]) => read()(sql).all(...params.map(sqliteValue)) as Row[],
     write: (work) => commits.submit(work),
+    perform: (operation) => commits.submit(operation.work),
+    // A command has no /metrics to show lock holds on.
+    onLockHeld: () => () => {},
     onCommit(listener) {
       commitListeners.add(listener);
       return () => commitListeners.delete(listener);

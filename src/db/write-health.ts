@@ -68,8 +68,8 @@ export class WriteHealth {
   constructor(inner: Database, options: WriteHealthOptions = {}) {
     this.probeIntervalMs = options.probeIntervalMs ?? 1_000;
     this.now = options.now ?? Date.now;
-    const write: Database['write'] = (work) =>
-      inner.write(work).then(
+    const followed = <T>(writing: Promise<T>): Promise<T> =>
+      writing.then(
         (value) => {
           this.failure = null;
           return value;
@@ -79,9 +79,12 @@ export class WriteHealth {
           throw error;
         },
       );
+    const write: Database['write'] = (work) => followed(inner.write(work));
+    const perform: Database['perform'] = (operation) => followed(inner.perform(operation));
     this.database = new Proxy(inner, {
       get(target, property) {
         if (property === 'write') return write;
+        if (property === 'perform') return perform;
         const value = Reflect.get(target, property, target);
         return typeof value === 'function' ? value.bind(target) : value;
       },

@@ -10,6 +10,12 @@ export interface Clock {
   now(): Date;
   /** Calls `callback` once the clock reaches `at` (at once if it already has). */
   setTimer(at: Date, callback: () => void): Timer;
+  /**
+   * Set on a clock floored by the last recorded change (flooredClock in db/database-clock.ts): a write
+   * that reads the time in the database, under the write lock, lifts it there the same way, by at most
+   * this many ms (Infinity: without limit). Absent: the time is taken as the clock gives it.
+   */
+  readonly maxLiftMs?: number;
 }
 
 /** Node's setTimeout cannot wait longer than this; longer waits are re-armed. */

@@ -2,11 +2,13 @@
 import type { Item } from '../db/client.js';
 import { appendEvent } from '../db/event-store.js';
 import { categoryStanding, recordDecision } from '../db/item-store.js';
+import type { TxSql } from '../db/tx-sql.js';
 import { DomainError } from '../domain/errors.js';
+import { hashLeaseToken } from '../domain/lease.js';
 import { checkDecisionArguments, type Decision, finalCategory } from '../domain/review.js';
 import { validateToken } from '../domain/validation.js';
 import type { Actor, ServiceDeps } from './context.js';
-import { findActiveLease } from './leases.js';
+import { findActiveLease, heldChange } from './leases.js';
 
 export interface DecideInput {
   token: string;
@@ -19,20 +21,20 @@ export async function decideItem(deps: ServiceDeps, actor: Actor, input: DecideI
   const token = validateToken(input.token);
   const correction = checkDecisionArguments(input.decision, input.category);
 
-  return deps.db.write(async (_tx, sql) => {
+  const selfReview = () =>
+    new DomainError('SELF_REVIEW', 'You proposed this item, so you may not decide it; release it for another reviewer.', 'token');
+  const conflict = () => new DomainError('DECISION_CONFLICT', 'The item changed while deciding; look it up and claim again.');
+
+  const work = async (sql: TxSql): Promise<Item> => {
     const now = deps.clock.now();
     const held = await findActiveLease(sql, token, now, actor);
-    if (actor.authenticated && held.addedBy === actor.name) {
-      throw new DomainError('SELF_REVIEW', 'You proposed this item, so you may not decide it; release it for another reviewer.', 'token');
-    }
+    if (actor.authenticated && held.addedBy === actor.name) throw selfReview();
     const standing = correction === null ? null : await categoryStanding(sql, correction);
     const final = finalCategory(input.decision, held.proposedCategory, correction, standing);
     // The decider is the lease holder, as in seed A.
     const reviewedBy = held.claimedBy ?? actor.name;
 
-    if (!(await recordDecision(sql, held, now, { status: input.decision, finalCategory: final, reviewedBy }))) {
-      throw new DomainError('DECISION_CONFLICT', 'The item changed while deciding; look it up and claim again.');
-    }
+    if (!(await recordDecision(sql, held, now, { status: input.decision, finalCategory: final, reviewedBy }))) throw conflict();
     const item: Item = {
       ...held,
       status: input.decision,
@@ -61,5 +63,29 @@ export async function decideItem(deps: ServiceDeps, actor: Actor, input: DecideI
       },
     });
     return item;
+  };
+
+  return deps.db.perform({
+    work: (_tx, sql) => work(sql),
+    call: {
+      fields: {
+        op: 'decide',
+        decision: input.decision,
+        correction,
+        tokenHash: hashLeaseToken(token),
+        actor: actor.name,
+        authenticated: actor.authenticated,
+      },
+      clock: deps.clock,
+      answer: (answer) => {
+        if (answer.selfReview) throw selfReview();
+        if (answer.category) {
+          const { proposedCategory, exists, retired } = answer.category;
+          finalCategory(input.decision, proposedCategory, correction, exists ? { exists, retired } : null);
+          throw new Error('The database refused a category the same rules accept.');
+        }
+        return heldChange(answer, actor, conflict);
+      },
+    },
   });
 }

@@ -11,6 +11,7 @@ import {
   markLapseRecorded,
   overlongUnrecorded,
 } from '../db/item-store.js';
+import { type CallAnswer, itemFromJson } from '../db/write-calls.js';
 import { DomainError } from '../domain/errors.js';
 import { hashLeaseToken, isOverlong, issueLeaseToken, itemLeaseLapsed, leaseExpiry, longestLeaseFrom } from '../domain/lease.js';
 import { LIMITS, validateLeaseSeconds, validateText, validateToken } from '../domain/validation.js';
@@ -41,19 +42,20 @@ export async function claimItem(deps: ServiceDeps, actor: Actor, input: ClaimInp
   const token = issueLeaseToken();
   const tokenHash = hashLeaseToken(token);
 
-  return deps.db.write(async (_tx, sql) => {
+  const notAddedBy = actor.authenticated ? reviewer : null;
+  const claimConflict = () => new DomainError('CLAIM_CONFLICT', 'The item was claimed by someone else; claim again.');
+
+  const work = async (sql: TxSql): Promise<Claim | null> => {
     const now = deps.clock.now();
     // Leases this clock finds overlong are recorded as lapsed first, so the search below sees them lapsed.
     await recordOverlongLeases(sql, now, OVERLONG_PER_CLAIM);
-    const found = await findNextClaimable(sql, now, { batchId, notAddedBy: actor.authenticated ? reviewer : null });
+    const found = await findNextClaimable(sql, now, { batchId, notAddedBy });
     if (!found) return null;
     // A lapsed lease being replaced is recorded as expired first, if no announcer got to it yet.
     const candidate = found.leaseTokenHash !== null && !found.leaseExpiryRecorded ? await recordLapse(sql, found, now) : found;
 
     const expiresAt = leaseExpiry(now, leaseSeconds);
-    if (!(await grantLease(sql, candidate.id, { tokenHash, holder: reviewer, now, expiresAt }))) {
-      throw new DomainError('CLAIM_CONFLICT', 'The item was claimed by someone else; claim again.');
-    }
+    if (!(await grantLease(sql, candidate.id, { tokenHash, holder: reviewer, now, expiresAt }))) throw claimConflict();
     const item: Item = {
       ...candidate,
       leaseTokenHash: tokenHash,
@@ -84,7 +86,39 @@ export async function claimItem(deps: ServiceDeps, actor: Actor, input: ClaimInp
       },
     });
     return { item, token };
+  };
+
+  return deps.db.perform({
+    work: (_tx, sql) => work(sql),
+    call: {
+      fields: { op: 'claim', leaseSeconds, tokenHash, holder: reviewer, batchId, notAddedBy, overlongLimit: OVERLONG_PER_CLAIM },
+      clock: deps.clock,
+      answer: (answer) => {
+        if (answer.none) return null;
+        if (answer.conflict) throw claimConflict();
+        return { item: changed(answer), token };
+      },
+    },
   });
+}
+
+/** The item a call changed. */
+function changed(answer: CallAnswer): Item {
+  if (!answer.item) throw new Error('The write call answered neither a change nor a refusal.');
+  return itemFromJson(answer.item);
+}
+
+/**
+ * The item a lease holder's call changed, or the refusal the TypeScript form gives: a refused call
+ * answers the row holding the token as it found it, and checkActiveLease says why as it does there.
+ */
+export function heldChange(answer: CallAnswer, actor: Actor, conflict: () => DomainError): Item {
+  if (answer.refused) {
+    checkActiveLease(answer.held ? itemFromJson(answer.held) : null, new Date(answer.at), actor);
+    throw new Error('The database refused a lease the same rules find usable.');
+  }
+  if (answer.conflict) throw conflict();
+  return changed(answer);
 }
 
 /**
@@ -94,7 +128,11 @@ export async function claimItem(deps: ServiceDeps, actor: Actor, input: ClaimInp
  * lease lapsed.
  */
 export async function findActiveLease(sql: TxSql, token: string, now: Date, actor: Actor): Promise<Item> {
-  const item = await findByLeaseTokenHash(sql, hashLeaseToken(token));
+  return checkActiveLease(await findByLeaseTokenHash(sql, hashLeaseToken(token)), now, actor);
+}
+
+/** findActiveLease's rules for the item found holding the token (null: none). */
+export function checkActiveLease(item: Item | null, now: Date, actor: Actor): Item {
   if (item?.status !== 'PENDING' || item.leaseExpiresAt === null) {
     throw new DomainError(
       'CLAIM_NOT_FOUND',
@@ -115,13 +153,12 @@ export async function findActiveLease(sql: TxSql, token: string, now: Date, acto
 export async function renewLease(deps: ServiceDeps, actor: Actor, input: { token: string; leaseSeconds?: number | null }): Promise<Item> {
   const leaseSeconds = validateLeaseSeconds(input.leaseSeconds ?? LIMITS.defaultLeaseSeconds);
   const token = validateToken(input.token);
-  return deps.db.write(async (_tx, sql) => {
+  const conflict = () => new DomainError('CLAIM_CONFLICT', 'The lease changed while renewing; check the item.');
+  const work = async (sql: TxSql): Promise<Item> => {
     const now = deps.clock.now();
     const held = await findActiveLease(sql, token, now, actor);
     const expiresAt = leaseExpiry(now, leaseSeconds);
-    if (!(await extendLease(sql, held, now, expiresAt))) {
-      throw new DomainError('CLAIM_CONFLICT', 'The lease changed while renewing; check the item.');
-    }
+    if (!(await extendLease(sql, held, now, expiresAt))) throw conflict();
     const item: Item = { ...held, leaseExpiresAt: expiresAt, version: held.version + 1 };
     await appendEvent(sql, {
       type: 'LEASE_RENEWED',
@@ -132,6 +169,14 @@ export async function renewLease(deps: ServiceDeps, actor: Actor, input: { token
       details: { holder: held.claimedBy, leaseSeconds, previousExpiresAt: held.leaseExpiresAt?.toISOString() ?? null },
     });
     return item;
+  };
+  return deps.db.perform({
+    work: (_tx, sql) => work(sql),
+    call: {
+      fields: { op: 'renew', leaseSeconds, tokenHash: hashLeaseToken(token), actor: actor.name, authenticated: actor.authenticated },
+      clock: deps.clock,
+      answer: (answer) => heldChange(answer, actor, conflict),
+    },
   });
 }
 
@@ -142,12 +187,11 @@ export async function releaseLease(
   input: { token: string /** Why, when not the holder's own choice (e.g. CONNECTION_CLOSED). */; reason?: string },
 ): Promise<Item> {
   const token = validateToken(input.token);
-  return deps.db.write(async (_tx, sql) => {
+  const conflict = () => new DomainError('CLAIM_CONFLICT', 'The lease changed while releasing; check the item.');
+  const work = async (sql: TxSql): Promise<Item> => {
     const now = deps.clock.now();
     const held = await findActiveLease(sql, token, now, actor);
-    if (!(await clearLease(sql, held, now))) {
-      throw new DomainError('CLAIM_CONFLICT', 'The lease changed while releasing; check the item.');
-    }
+    if (!(await clearLease(sql, held, now))) throw conflict();
     const item: Item = { ...held, leaseTokenHash: null, claimedBy: null, claimedAt: null, leaseExpiresAt: null, version: held.version + 1 };
     await appendEvent(sql, {
       type: 'LEASE_RELEASED',
@@ -158,6 +202,20 @@ export async function releaseLease(
       details: { holder: held.claimedBy, ...(input.reason ? { reason: input.reason } : {}) },
     });
     return item;
+  };
+  return deps.db.perform({
+    work: (_tx, sql) => work(sql),
+    call: {
+      fields: {
+        op: 'release',
+        reason: input.reason ?? null,
+        tokenHash: hashLeaseToken(token),
+        actor: actor.name,
+        authenticated: actor.authenticated,
+      },
+      clock: deps.clock,
+      answer: (answer) => heldChange(answer, actor, conflict),
+    },
   });
 }
 

@@ -8,7 +8,7 @@ import { WebSocket } from 'ws';
 import { ConfigError } from '../../src/config/json-setting.js';
 import { loadConfig } from '../../src/config.js';
 import { eventLoopDelayHistogram } from '../../src/event-loop-delay.js';
-import { type TestDatabase, testDatabase } from '../support/database.js';
+import { BACKEND, type TestDatabase, testDatabase } from '../support/database.js';
 import { createKey, type KeyHolder, type StartedServer, startServerProcess } from '../support/process.js';
 import { postGraphQL, startTestServer, type TestClient, type TestServer } from '../support/server.js';
 
@@ -148,6 +148,8 @@ const OWN = [
   ['leasehold_lease_expiries_total', 'counter'],
   ['leasehold_websocket_connections', 'gauge'],
   ['leasehold_event_loop_delay_seconds', 'histogram'],
+  ['leasehold_write_lock_held_seconds', 'histogram'],
+  ['leasehold_write_lock_writes_total', 'counter'],
 ] as const;
 
 describe('GET /metrics', () => {
@@ -269,6 +271,26 @@ describe('GET /metrics', () => {
     expect(value(scraped, 'leasehold_items{status="PENDING"}')).toBe(0);
     expect(value(scraped, 'leasehold_oldest_pending_item_age_seconds')).toBe(0);
     expect(value(scraped, 'leasehold_claim_to_decision_seconds_count')).toBe(4);
+  });
+
+  it('records how long each write transaction held the write lock, and for how many writes, by its form', async () => {
+    const before = await scrape(server.url, cast.prometheus);
+    await addItems(server, cast, 2);
+    const tokens = [await claim(server, cast), await claim(server, cast)];
+    await decide(server, cast, tokens[0] as string, 'ACCEPTED');
+    await decide(server, cast, tokens[1] as string, 'REJECTED');
+    const scraped = await scrape(server.url, cast.prometheus);
+    const grew = (series: string) => value(scraped, series) - value(before, series);
+    // Claims and decisions: one statement per batch on PostgreSQL (write-calls.ts), a transaction on SQLite.
+    const review = BACKEND === 'postgresql' ? 'statement' : 'transaction';
+    // Adding items is an interactive transaction on both.
+    expect(grew('leasehold_write_lock_writes_total{form="transaction"}')).toBeGreaterThanOrEqual(BACKEND === 'postgresql' ? 2 : 6);
+    expect(grew('leasehold_write_lock_writes_total{form="statement"}')).toBe(BACKEND === 'postgresql' ? 4 : 0);
+    expect(grew(`leasehold_write_lock_held_seconds_count{form="${review}"}`)).toBeGreaterThanOrEqual(4);
+    expect(grew('leasehold_write_lock_held_seconds_sum{form="transaction"}')).toBeGreaterThan(0);
+    expect(value(scraped, `leasehold_write_lock_held_seconds_bucket{le="+Inf",form="${review}"}`)).toBe(
+      value(scraped, `leasehold_write_lock_held_seconds_count{form="${review}"}`),
+    );
   });
 
   it('counts lapsed leases as expired while they stay on the item, and each recorded lapse once', async () => {

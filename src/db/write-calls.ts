@@ -1,0 +1,114 @@
+// The review loop's writes as calls of the database's own functions, on PostgreSQL (migration
+// 20261203020000_write_functions). An interactive transaction pays a round trip to the instance for
+// every statement while it holds the write lock, and each of those waits for a turn of a busy event
+// loop; one call of `leasehold_write` takes the lock, runs a whole group-commit batch of claims,
+// renewals, releases and decisions, and commits, without the instance in between. The TypeScript
+// forms (services/leases.ts, services/decisions.ts) stay the specification and SQLite's path; the
+// answers below carry what the instance needs to give the same result and the same refusals.
+import type { Clock } from '../domain/clock.js';
+import { LONGEST_LEASE_MS } from '../domain/lease.js';
+import type { Item } from '../generated/prisma/client.js';
+
+interface LeaseHolder {
+  tokenHash: string;
+  actor: string;
+  authenticated: boolean;
+}
+
+/** One operation of a batch, as `leasehold_write` reads it (without its time: see stampCall). */
+export type WriteCall =
+  | {
+      op: 'claim';
+      leaseSeconds: number;
+      tokenHash: string;
+      holder: string;
+      batchId: string | null;
+      notAddedBy: string | null;
+      overlongLimit: number;
+    }
+  | ({ op: 'renew'; leaseSeconds: number } & LeaseHolder)
+  | ({ op: 'release'; reason: string | null } & LeaseHolder)
+  | ({ op: 'decide'; decision: 'ACCEPTED' | 'CORRECTED' | 'REJECTED'; correction: string | null } & LeaseHolder);
+
+/** An Item as `to_jsonb` writes the row: times as UTC wall time without a zone. */
+export type JsonItem = Omit<Item, 'decidedAt' | 'createdAt' | 'claimedAt' | 'leaseExpiresAt'> & {
+  decidedAt: string | null;
+  createdAt: string;
+  claimedAt: string | null;
+  leaseExpiresAt: string | null;
+};
+
+/** What one operation of a batch answered. */
+export interface CallAnswer {
+  /** The time the operation was stamped with (the instance's, or lifted to the last recorded change). */
+  at: string;
+  /** The item after the change. */
+  item?: JsonItem;
+  /** claim: nothing is claimable. */
+  none?: true;
+  /** The fence failed: the item changed between the operation's read and its write (nothing written). */
+  conflict?: true;
+  /** The token's lease is not the caller's to use; `held` is the item holding the token, if any. */
+  refused?: true;
+  held?: JsonItem | null;
+  /** decide: an authenticated caller decides an item it proposed. */
+  selfReview?: true;
+  /** decide: the corrected category cannot be chosen; what finalCategory needs to say why. */
+  category?: { proposedCategory: string; exists: boolean; retired: boolean };
+  /** The operation failed in the database; its statements were rolled back. */
+  error?: { sqlstate: string; message: string };
+}
+
+/** What `leasehold_write` answers for a batch. */
+export interface BatchAnswer {
+  answers: CallAnswer[];
+  /** The last recorded change's time after the batch, for the instance's clock floor. */
+  lastEventAt: string | null;
+  /** How long the batch waited for the write lock inside the database. */
+  lockWaitMs: number;
+}
+
+const utc = (wallTime: string): Date => new Date(`${wallTime}Z`);
+const utcOrNull = (wallTime: string | null): Date | null => (wallTime === null ? null : utc(wallTime));
+
+export function itemFromJson(row: JsonItem): Item {
+  return {
+    ...row,
+    decidedAt: utcOrNull(row.decidedAt),
+    createdAt: utc(row.createdAt),
+    claimedAt: utcOrNull(row.claimedAt),
+    leaseExpiresAt: utcOrNull(row.leaseExpiresAt),
+  };
+}
+
+/** The call with its time, read from `clock` as the batch is sent (as late as the instance can). */
+export function stampCall(call: WriteCall, clock: Clock): Record<string, unknown> {
+  const maxLiftMs = clock.maxLiftMs;
+  return {
+    ...call,
+    now: clock.now().toISOString(),
+    longestMs: LONGEST_LEASE_MS,
+    lift: maxLiftMs !== undefined,
+    ...(maxLiftMs !== undefined && Number.isFinite(maxLiftMs) ? { maxLiftMs } : {}),
+  };
+}
+
+/** A failure inside the database function, with PostgreSQL's SQLSTATE as pg reports it. */
+export class WriteCallError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'WriteCallError';
+  }
+}
+
+/** The operation's answer, or what it failed with. */
+export function answered(answer: CallAnswer): CallAnswer {
+  if (answer.error) throw new WriteCallError(answer.error.sqlstate, answer.error.message);
+  return answer;
+}
+
+/** The one statement a batch of calls is: pg sends it as a named prepared statement. */
+export const WRITE_BATCH = 'SELECT leasehold_write($1::jsonb) AS "answer"';

@@ -1,0 +1,209 @@
+// The review loop's writes on PostgreSQL run as one statement each batch (src/db/write-calls.ts and
+// migration 20261203020000_write_functions), and write exactly what their TypeScript forms write on
+// SQLite: the same answers, the same refusals, the same history rows byte for byte, the same items.
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Database, openDatabase } from '../../src/db/client.js';
+import { WRITE_BATCH } from '../../src/db/write-calls.js';
+import { ManualClock } from '../../src/domain/clock.js';
+import { DomainError } from '../../src/domain/errors.js';
+import { addCategories, retireCategory } from '../../src/services/categories.js';
+import type { Actor, ServiceDeps } from '../../src/services/context.js';
+import { decideItem } from '../../src/services/decisions.js';
+import { addItem } from '../../src/services/items.js';
+import { claimItem, releaseLease, renewLease } from '../../src/services/leases.js';
+import { createPostgresDatabase, type TestDatabase, tempDatabaseFile } from '../support/database.js';
+
+const START = Date.UTC(2026, 11, 3, 9, 0, 0);
+const who = (name: string, authenticated = true): Actor => ({ name, authenticated });
+
+/** What a step gave: the item it returned (its lease token aside, which is random) or the refusal's code. */
+type Outcome = Record<string, unknown> | string | null;
+
+function outcomeOf(value: unknown): Outcome {
+  if (value === null) return null;
+  const item = (value as { item?: unknown }).item ?? value;
+  const { leaseTokenHash, ...rest } = item as Record<string, unknown>;
+  return { ...rest, leased: leaseTokenHash !== null };
+}
+
+/** The same script on either backend: every kind of claim, renewal, release and decision, and every refusal. */
+async function script(db: Database): Promise<Outcome[]> {
+  const clock = new ManualClock(START);
+  const deps: ServiceDeps = { db, clock };
+  const outcomes: Outcome[] = [];
+  const step = async (work: () => Promise<unknown>) => {
+    try {
+      outcomes.push(outcomeOf(await work()));
+    } catch (error) {
+      if (!(error instanceof DomainError)) throw error;
+      outcomes.push(error.code);
+    }
+  };
+  const admin = who('admin');
+  await addCategories(deps, admin, ['spam', 'ham', 'old', '迷惑']);
+  await retireCategory(deps, admin, 'old');
+  for (const [batchId, recordId, by] of [
+    ['b1', 'r1', 'agent'],
+    ['b1', 'r2', 'alice'],
+    ['b2', 'r1', 'agent'],
+    ['b2', 'r2', 'agent'],
+    ['b3', 'r1', 'agent'],
+    ['b3', 'r2', 'agent'],
+    ['b3', 'r3', 'agent'],
+  ] as const) {
+    await addItem(deps, who(by), { batchId, recordId, proposedCategory: 'spam', reason: `"quoted" \\ ${recordId}` });
+    clock.advance(1_000);
+  }
+  const tokens: Record<string, string> = {};
+  const claim = (name: string, options: { leaseSeconds?: number; batchId?: string; authenticated?: boolean } = {}) =>
+    step(async () => {
+      const claimed = await claimItem(deps, who(name, options.authenticated ?? true), options);
+      if (claimed) tokens[name] = claimed.token;
+      return claimed;
+    });
+
+  await claim('alice'); // b1/r1 (alice proposed b1/r2: never hers)
+  await claim('bob', { batchId: 'b2' });
+  await claim('carol', { leaseSeconds: 30 });
+  await claim('alice', { batchId: 'b1' }); // only her own proposal is left there: nothing
+  clock.advance(500);
+  await step(() => renewLease(deps, who('alice'), { token: tokens.alice as string, leaseSeconds: 600 }));
+  await step(() => releaseLease(deps, who('bob'), { token: tokens.bob as string, reason: 'CONNECTION_CLOSED' }));
+  await step(() => releaseLease(deps, who('bob'), { token: tokens.bob as string })); // released already
+  const carols = tokens.carol as string;
+  clock.advance(31_000);
+  await step(() => renewLease(deps, who('carol'), { token: carols })); // lapsed
+  await claim('dave'); // bob's released item first, in seed A's order
+  await claim('dave2', { batchId: 'b1' }); // carol's lapsed lease: recorded, then replaced
+  await step(() => decideItem(deps, who('carol'), { token: carols, decision: 'ACCEPTED' })); // replaced
+  await step(() => renewLease(deps, who('bob'), { token: tokens.alice as string })); // not the holder
+  for (const [decision, category] of [
+    ['CORRECTED', 'spam'],
+    ['CORRECTED', 'old'],
+    ['CORRECTED', 'nope'],
+    ['CORRECTED', '迷惑'],
+  ] as const) {
+    await step(() => decideItem(deps, who('alice'), { token: tokens.alice as string, decision, category }));
+  }
+  clock.advance(250);
+  await step(() => decideItem(deps, who('dave'), { token: tokens.dave as string, decision: 'REJECTED' }));
+  await step(() => decideItem(deps, who('dave2'), { token: tokens.dave2 as string, decision: 'ACCEPTED' }));
+  // Alice's own proposal, claimed by an unauthenticated reviewer of that name (the command line): allowed.
+  await claim('alice', { batchId: 'b1', authenticated: false });
+  await step(() => decideItem(deps, who('alice', false), { token: tokens.alice as string, decision: 'ACCEPTED' }));
+  // A lease granted by a clock later set back two hours is overlong: the next claim records its lapse first.
+  await claim('erin', { leaseSeconds: 3600 });
+  clock.set(clock.now().getTime() - 2 * 3_600_000);
+  await claim('frank');
+  await step(() => decideItem(deps, who('erin'), { token: tokens.erin as string, decision: 'ACCEPTED' }));
+  clock.set(START + 3 * 3_600_000);
+  for (const name of ['g', 'h', 'i', 'j']) await claim(name);
+  return outcomes;
+}
+
+/** A table's rows with times as epoch ms and booleans as booleans, whichever backend answered. */
+async function rows(db: Database, table: 'Event' | 'Item'): Promise<Record<string, unknown>[]> {
+  const times = new Set(['occurredAt', 'leaseExpiresAt', 'decidedAt', 'createdAt', 'claimedAt']);
+  const raw = await db.query<Record<string, unknown>>(`SELECT * FROM "${table}" ORDER BY "id"`);
+  return raw.map((row) =>
+    Object.fromEntries(
+      Object.entries(row).map(([key, value]) => {
+        if (key === 'leaseTokenHash') return ['leased', value !== null];
+        if (key === 'leaseExpiryRecorded') return [key, Boolean(value)];
+        if (times.has(key) && value !== null) return [key, new Date(value as string | number | Date).getTime()];
+        return [key, value];
+      }),
+    ),
+  );
+}
+
+describe('write calls (PostgreSQL)', () => {
+  let database: TestDatabase;
+  let postgres: Database;
+  beforeAll(async () => {
+    database = await createPostgresDatabase();
+    postgres = await openDatabase({ location: database.location });
+  });
+  afterAll(async () => {
+    await postgres.close();
+    await database.cleanup();
+  });
+
+  it('claims, renewals, releases and decisions answer, refuse and write exactly as their TypeScript forms do on SQLite', async () => {
+    const file = tempDatabaseFile();
+    const sqlite = await openDatabase({ file: file.file });
+    try {
+      const expected = await script(sqlite);
+      const actual = await script(postgres);
+      expect(actual).toEqual(expected);
+      // Every refusal of the script was met, so the comparison covers them.
+      for (const code of [
+        'CLAIM_EXPIRED',
+        'CLAIM_NOT_FOUND',
+        'NOT_LEASE_HOLDER',
+        'CATEGORY_UNCHANGED',
+        'CATEGORY_RETIRED',
+        'UNKNOWN_CATEGORY',
+      ])
+        expect(expected).toContain(code);
+      const sqliteEvents = await rows(sqlite, 'Event');
+      expect(sqliteEvents.map((event) => event.type)).toEqual(
+        expect.arrayContaining(['LEASE_CLAIMED', 'LEASE_RENEWED', 'LEASE_RELEASED', 'LEASE_EXPIRED', 'ITEM_DECIDED']),
+      );
+      expect(sqliteEvents.some((event) => String(event.details).includes('"overlong":true'))).toBe(true);
+      expect(sqliteEvents.some((event) => String(event.details).includes('"replacedHolder":"carol"'))).toBe(true);
+      expect(await rows(postgres, 'Event')).toEqual(sqliteEvents);
+      expect(await rows(postgres, 'Item')).toEqual(await rows(sqlite, 'Item'));
+    } finally {
+      await sqlite.close();
+      file.cleanup();
+    }
+  });
+
+  it('a batch of them is one statement on the writer connection: nothing else runs while it holds the write lock', async () => {
+    const clock = new ManualClock(START + 10 * 3_600_000);
+    const deps: ServiceDeps = { db: postgres, clock };
+    await addCategories(deps, who('admin'), ['lock']);
+    for (let i = 0; i < 12; i++)
+      await addItem(deps, who('agent'), { batchId: 'lock', recordId: `r${i}`, proposedCategory: 'lock', reason: 'r' });
+
+    // Every statement the writer connection is sent, from here on (pg's Client serves Prisma's adapter and ours).
+    const sent: string[] = [];
+    const query = pg.Client.prototype.query;
+    pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+      const config = args[0] as string | { text?: string };
+      if (
+        (this as unknown as { connectionParameters: { application_name?: string } }).connectionParameters.application_name ===
+        'leasehold-writer'
+      )
+        sent.push(typeof config === 'string' ? config : (config.text ?? ''));
+      return (query as (...rest: unknown[]) => unknown).apply(this, args);
+    } as typeof query;
+    const held: { form: string; writes: number }[] = [];
+    const stop = postgres.onLockHeld((_seconds, form, writes) => held.push({ form, writes }));
+    try {
+      // Many reviewers at once: their claims share batches, then their renewals, releases and decisions.
+      const reviewers = Array.from({ length: 8 }, (_, i) => who(`reviewer${i}`));
+      const claims = await Promise.all(reviewers.map((actor) => claimItem(deps, actor, { batchId: 'lock' })));
+      expect(new Set(claims.map((claim) => claim?.item.id)).size).toBe(8);
+      await Promise.all(claims.map((claim, i) => renewLease(deps, reviewers[i] as Actor, { token: claim?.token as string })));
+      await Promise.all(
+        claims.map((claim, i) =>
+          i % 2 === 0
+            ? decideItem(deps, reviewers[i] as Actor, { token: claim?.token as string, decision: 'ACCEPTED' })
+            : releaseLease(deps, reviewers[i] as Actor, { token: claim?.token as string }),
+        ),
+      );
+    } finally {
+      pg.Client.prototype.query = query;
+      stop();
+    }
+    expect(sent.length).toBeGreaterThan(0);
+    expect(sent.filter((text) => text !== WRITE_BATCH)).toEqual([]);
+    // Fewer statements than operations: concurrent operations share one.
+    expect(sent.length).toBeLessThan(24);
+    expect(held.every((hold) => hold.form === 'statement')).toBe(true);
+    expect(held.reduce((sum, hold) => sum + hold.writes, 0)).toBe(24);
+  });
+});
