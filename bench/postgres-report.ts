@@ -202,6 +202,27 @@ function reading(report: PostgresReport, machine: Machine): string[] {
   return lines;
 }
 
+/** Items/s of addItems (500 per call over HTTP) on each backend, and PostgreSQL's share of SQLite's. */
+function intakeTable(report: PostgresReport): string[] {
+  if (report.intake.length === 0) return ['Not measured (--pg-intake-items=0).'];
+  const rows = [...new Set(report.intake.map((measured) => measured.clients))].map((clients) => {
+    const on = (backend: string) => report.intake.find((measured) => measured.clients === clients && measured.backend === backend);
+    const sqlite = on('sqlite');
+    const postgres = on('postgresql');
+    const cell = (measured: typeof sqlite) =>
+      measured ? `${int(measured.itemsPerSecond)} (${int(measured.items)} in ${measured.seconds.toFixed(2)} s)` : 'n/a';
+    const share = sqlite && postgres ? (postgres.itemsPerSecond / sqlite.itemsPerSecond).toFixed(2) : 'n/a';
+    return `| ${clients} | ${cell(sqlite)} | ${cell(postgres)} | ${share} |`;
+  });
+  return [
+    `\`addItems\` of 500 items per call over HTTP (each item with its ITEM_ADDED event, counted in the database afterwards), one server on a fresh database of each backend, ${int(report.options.intakeItems)} items per measurement; with several clients the calls of each go one after another and the clients at once.`,
+    '',
+    '| clients | SQLite: items/s | PostgreSQL: items/s | PostgreSQL ÷ SQLite |',
+    '|---:|---:|---:|---:|',
+    ...rows,
+  ];
+}
+
 export function postgresMarkdown(report: PostgresReport | null, error: string | null, machine: Machine, command: string): string[] {
   const title = '## PostgreSQL: several instances';
   if (error) return [title, '', `**Not measured:** the PostgreSQL part failed: ${error}.`];
@@ -240,6 +261,10 @@ export function postgresMarkdown(report: PostgresReport | null, error: string | 
     '',
     ...(report.delivery.length > 0 ? deliveryTables(report.delivery) : ['Not measured.']),
     '',
+    '### Bulk intake',
+    '',
+    ...intakeTable(report),
+    '',
     '### Reading',
     '',
     ...reading(report, machine),
@@ -267,8 +292,10 @@ export function postgresSummary(report: PostgresReport): string[] {
         lines.push(
           `postgres part, delivery, ${result.label}, ${describeRound(round)}, ${group.label}: ${group.delivered}/${group.expected}; receipt − occurredAt p50 ${group.fromOccurred.p50} / p99 ${group.fromOccurred.p99} / max ${group.fromOccurred.max} ms`,
         );
+  for (const measured of report.intake)
+    lines.push(`postgres part, intake, ${measured.backend}, ${measured.clients} client(s): ${int(measured.itemsPerSecond)} items/s`);
   lines.push(
-    `postgres part took ${report.seconds.total.toFixed(1)} s (cycles ${report.seconds.cycles.toFixed(1)} s, delivery ${report.seconds.delivery.toFixed(1)} s)`,
+    `postgres part took ${report.seconds.total.toFixed(1)} s (cycles ${report.seconds.cycles.toFixed(1)} s, intake ${report.seconds.intake.toFixed(1)} s, delivery ${report.seconds.delivery.toFixed(1)} s)`,
   );
   return lines;
 }

@@ -29,6 +29,7 @@ import {
   readSqlite,
   sqliteHistory,
 } from './fanout.js';
+import { type IntakeMeasurement, measureIntake } from './intake.js';
 import { type BenchKey, keysNamed, makeKeys, principals } from './keys.js';
 import { fanOutChecks, roundsFor } from './live.js';
 import {
@@ -65,6 +66,10 @@ export interface PostgresOptions {
   events: number;
   /** Run the delivery part on SQLite too (the same number of processes on one file). */
   sqliteDelivery: boolean;
+  /** Items added per bulk-intake measurement (addItems of 500 over HTTP); 0 leaves the intake out. */
+  intakeItems: number;
+  /** Client counts of the bulk-intake measurements. */
+  intakeClients: number[];
 }
 
 /** Where the admin URL comes from, or null when no variable is set. */
@@ -185,9 +190,11 @@ export interface PostgresReport {
   setups: Setup[];
   cycles: CycleMeasurement[];
   delivery: DeliveryResult[];
+  /** Bulk intake on each backend, side by side (intake.ts). */
+  intake: IntakeMeasurement[];
   /** Load average (1, 5, 15 min) when the part started and when it ended. */
   loadAverage: { start: string; end: string };
-  seconds: { cycles: number; delivery: number; total: number };
+  seconds: { cycles: number; intake: number; delivery: number; total: number };
   verifications: Verification[];
   serverLogLines: string[];
 }
@@ -743,8 +750,9 @@ export async function runPostgres(
     setups,
     cycles: [],
     delivery: [],
+    intake: [],
     loadAverage: { start: loadAverage(), end: '' },
-    seconds: { cycles: 0, delivery: 0, total: 0 },
+    seconds: { cycles: 0, intake: 0, delivery: 0, total: 0 },
     verifications: [],
     serverLogLines: [],
   };
@@ -792,6 +800,34 @@ export async function runPostgres(
     detail: `HTTP ${errors.http}, GraphQL ${errors.graphql}, UserErrors ${errors.userErrors}, queue ran dry ${errors.dry}, double claims ${errors.doubleClaims}`,
   });
   report.seconds.cycles = (performance.now() - started) / 1000;
+
+  const intakeStarted = performance.now();
+  if (options.intakeItems > 0) {
+    log(
+      `[postgres part: bulk intake, ${round(options.intakeItems)} items by addItems of 500 over HTTP, ${options.intakeClients.join(' and ')} client(s), a fresh database each]`,
+    );
+    for (const clients of options.intakeClients) {
+      for (const backend of ['sqlite', 'postgresql'] as const) {
+        const store = backend === 'sqlite' ? await sqliteStore(tmp, `intake-${clients}`) : await postgresStore(admin.url);
+        try {
+          const measured = await measureIntake(store, backend, options.intakeItems, clients);
+          report.intake.push(measured);
+          report.serverLogLines.push(...measured.serverLogLines.map((line) => `intake, ${backend}: ${line}`));
+          report.verifications.push({
+            label: `postgres part, intake, ${backend}, ${clients} client(s): every item stored with its ITEM_ADDED event`,
+            ok: measured.stored.items === measured.items && measured.stored.events === measured.items,
+            detail: `${round(measured.stored.items)} items and ${round(measured.stored.events)} ITEM_ADDED events for ${round(measured.items)} added`,
+          });
+          log(
+            `  intake, ${backend.padEnd(10)} ${clients} client(s): ${round(measured.itemsPerSecond)} items/s (${round(measured.items)} in ${measured.seconds.toFixed(2)} s)`,
+          );
+        } finally {
+          await store.dispose();
+        }
+      }
+    }
+  }
+  report.seconds.intake = (performance.now() - intakeStarted) / 1000;
 
   const deliveryStarted = performance.now();
   const rounds = deliveryRounds(options);

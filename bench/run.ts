@@ -1,7 +1,7 @@
 // npm run bench [-- --quick] [--write|--no-write] [--profile] [--profile-clients=N] [--duration=S] [--warmup=S] [--clients=1,8,64] [--keep]
 //                [--subscribers=N] [--cross-subscribers=N] [--events=N] [--ws-workers=N] [--expiry|--no-expiry] [--leases=K] [--no-live]
 //                [--no-scale|--scale-only] [--scale-items=SMALL,LARGE] [--scale-clients=N] [--scale-subscribers=N]
-//                [--no-postgres|--postgres-only] [--pg-clients=8,64] [--pg-instances=N] [--pg-repeats=N] [--pg-subscribers=N] [--pg-events=N]
+//                [--no-postgres|--postgres-only] [--pg-clients=8,64] [--pg-instances=N] [--pg-repeats=N] [--pg-subscribers=N] [--pg-events=N] [--pg-intake-items=N]
 //                [--no-live-scale|--live-scale-only] [--live-scale-items=N] [--live-scale-pg-items=N] [--live-scale-subscribers=N]
 //                [--live-scale-import-items=N|--no-live-scale-import] [--live-scale-subscriber-nice=0..19] [--no-attacks|--attacks-only]
 //
@@ -96,7 +96,7 @@ function parseOptions(argv: string[]): Options {
   const flag = (name: string) => argv.includes(`--${name}`);
   const value = (name: string) => argv.find((arg) => arg.startsWith(`--${name}=`))?.slice(name.length + 3);
   const known =
-    /^--(quick|write|no-write|profile|keep|duration=.+|warmup=.+|clients=.+|profile-seconds=.+|profile-clients=.+|subscribers=.+|cross-subscribers=.+|events=.+|ws-workers=.+|expiry|no-expiry|leases=.+|no-live|no-scale|scale-only|scale-items=.+|scale-clients=.+|scale-subscribers=.+|no-postgres|postgres-only|pg-clients=.+|pg-instances=.+|pg-repeats=.+|pg-subscribers=.+|pg-events=.+|no-live-scale|live-scale-only|live-scale-items=.+|live-scale-pg-items=.+|live-scale-subscribers=.+|live-scale-import-items=.+|live-scale-subscriber-nice=.+|no-live-scale-import|no-attacks|attacks-only)$/;
+    /^--(quick|write|no-write|profile|keep|duration=.+|warmup=.+|clients=.+|profile-seconds=.+|profile-clients=.+|subscribers=.+|cross-subscribers=.+|events=.+|ws-workers=.+|expiry|no-expiry|leases=.+|no-live|no-scale|scale-only|scale-items=.+|scale-clients=.+|scale-subscribers=.+|no-postgres|postgres-only|pg-clients=.+|pg-instances=.+|pg-repeats=.+|pg-subscribers=.+|pg-events=.+|pg-intake-items=.+|no-live-scale|live-scale-only|live-scale-items=.+|live-scale-pg-items=.+|live-scale-subscribers=.+|live-scale-import-items=.+|live-scale-subscriber-nice=.+|no-live-scale-import|no-attacks|attacks-only)$/;
   const unknown = argv.filter((arg) => !known.test(arg));
   if (unknown.length > 0) throw new Error(`unknown argument(s): ${unknown.join(' ')}`);
   const quick = flag('quick');
@@ -108,10 +108,10 @@ function parseOptions(argv: string[]): Options {
   };
   const clients = (value('clients') ?? '1,8,64').split(',').map(Number);
   if (clients.some((c) => !Number.isInteger(c) || c < 1 || c > 1000)) throw new Error('--clients must be a list of whole numbers 1–1000');
-  const count = (name: string, fallback: number, max: number) => {
+  const count = (name: string, fallback: number, max: number, min = 1) => {
     const raw = value(name);
     const parsed = raw === undefined ? fallback : Number(raw);
-    if (!Number.isInteger(parsed) || parsed < 1 || parsed > max) throw new Error(`--${name} must be a whole number 1–${max}`);
+    if (!Number.isInteger(parsed) || parsed < min || parsed > max) throw new Error(`--${name} must be a whole number ${min}–${max}`);
     return parsed;
   };
   /** A niceness (0–19) for processes the bench starts; 0 (the bench's own) unless given. */
@@ -179,6 +179,8 @@ function parseOptions(argv: string[]): Options {
         subscribers: count('pg-subscribers', quick ? 10 : 100, 2000),
         events: count('pg-events', quick ? 20 : 200, 10_000),
         sqliteDelivery: !quick,
+        intakeItems: count('pg-intake-items', quick ? 2_000 : 10_000, 1_000_000, 0),
+        intakeClients: quick ? [1] : [1, 4],
       };
   const liveScaleItems = count('live-scale-items', quick ? 20_000 : 1_000_000, 10_000_000);
   const liveScale: LiveScaleOptions | null = flag('no-live-scale')

@@ -330,7 +330,14 @@ async function openPostgres(location: { dialect: 'postgresql'; url: string }, op
 /**
  * PostgreSQL: runs a batch of calls as one statement on the writer connection (taken from its pool, so
  * never while Prisma's transaction holds it), in a transaction of its own: the statement commits when
- * it ends. A connection lost once the statement was sent leaves its outcome unknown.
+ * it ends. What a lost connection means for the batch:
+ * - the statement was never sent (no connection could be had, or the one in the pool had died): nothing
+ *   was written, and GroupCommit tries the batch again (see unavailable.ts);
+ * - the server ended the statement itself (SQLSTATE 57P01–57P03: a shutdown, a restart, a terminated
+ *   backend), answering with that error: it rolls the running transaction back, and it commits only after
+ *   the statement has run, holding interrupts, so nothing was written; tried again too;
+ * - the connection broke without the server's word: the batch may have committed, so it is answered
+ *   DatabaseUnavailableError('unknown') and never sent again.
  */
 function postgresCalls(
   writerPool: pg.Pool,
@@ -340,13 +347,18 @@ function postgresCalls(
   return async (calls) => {
     const connection = await writerPool.connect();
     let failed: unknown = null;
+    let sent = false;
+    // A socket that breaks mid-statement fails the query and is also emitted on the connection, which the
+    // pool listens to only while the connection is idle: unheard, it would end the process.
+    const broken = (error: unknown) => {
+      failed ??= error;
+    };
+    connection.on('error', broken);
     try {
+      const text = JSON.stringify((calls as StampableCall[]).map(({ fields, clock }) => stampCall(fields, clock)));
       const sentAt = performance.now();
-      const result = await connection.query<{ answer: BatchAnswer }>({
-        name: 'leasehold_write',
-        text: WRITE_BATCH,
-        values: [JSON.stringify((calls as StampableCall[]).map(({ fields, clock }) => stampCall(fields, clock)))],
-      });
+      sent = true;
+      const result = await connection.query<{ answer: BatchAnswer }>({ name: 'leasehold_write', text: WRITE_BATCH, values: [text] });
       const batch = result.rows[0]?.answer;
       if (!batch || batch.answers.length !== calls.length) throw new Error('leasehold_write answered no outcome for some of its calls.');
       const heldMs = performance.now() - sentAt - batch.lockWaitMs;
@@ -362,13 +374,27 @@ function postgresCalls(
       });
     } catch (error) {
       failed = error;
-      if (isConnectionFailure(error)) throw new DatabaseUnavailableError('unknown', 0, { cause: error });
+      if (sent && isConnectionFailure(error) && !endedByServer(error) && !neverSent(error)) {
+        throw new DatabaseUnavailableError('unknown', 0, { cause: error });
+      }
       throw error;
     } finally {
+      connection.off('error', broken);
       // A connection that failed is not handed out again.
       connection.release(failed !== null && isConnectionFailure(failed) ? (failed as Error) : undefined);
     }
   };
+}
+
+/** The server's own answer that it ended the session while the statement ran (pg's DatabaseError carries `severity`). */
+function endedByServer(error: unknown): boolean {
+  const { code, severity } = error as { code?: unknown; severity?: unknown };
+  return typeof severity === 'string' && typeof code === 'string' && /^57P0[123]$/.test(code);
+}
+
+/** pg refuses a query on a connection that had already failed without sending it. */
+function neverSent(error: unknown): boolean {
+  return error instanceof Error && /is not queryable/.test(error.message);
 }
 
 interface StampableCall {

@@ -28,7 +28,11 @@ export type WriteCall =
     }
   | ({ op: 'renew'; leaseSeconds: number } & LeaseHolder)
   | ({ op: 'release'; reason: string | null } & LeaseHolder)
-  | ({ op: 'decide'; decision: 'ACCEPTED' | 'CORRECTED' | 'REJECTED'; correction: string | null } & LeaseHolder);
+  | ({ op: 'decide'; decision: 'ACCEPTED' | 'CORRECTED' | 'REJECTED'; correction: string | null } & LeaseHolder)
+  | { op: 'addItems'; actor: string; items: { batchId: string; recordId: string; proposedCategory: string; reason: string }[] };
+
+/** Why an item was not added (addItems), as the TypeScript form's DomainError codes. */
+export type AddRefusal = 'UNKNOWN_CATEGORY' | 'CATEGORY_RETIRED' | 'DUPLICATE_ITEM';
 
 /** An Item as `to_jsonb` writes the row: times as UTC wall time without a zone. */
 export type JsonItem = Omit<Item, 'decidedAt' | 'createdAt' | 'claimedAt' | 'leaseExpiresAt'> & {
@@ -55,6 +59,8 @@ export interface CallAnswer {
   selfReview?: true;
   /** decide: the corrected category cannot be chosen; what finalCategory needs to say why. */
   category?: { proposedCategory: string; exists: boolean; retired: boolean };
+  /** addItems: one outcome per item given, in order. */
+  added?: ({ item: JsonItem } | { refusal: AddRefusal })[];
   /** The operation failed in the database; its statements were rolled back. */
   error?: { sqlstate: string; message: string };
 }

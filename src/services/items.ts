@@ -3,8 +3,8 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 
 import type { Item, TxSql } from '../db/client.js';
-import { appendEvent } from '../db/event-store.js';
-import { categoryStanding, insertItem, itemExists } from '../db/item-store.js';
+import { type ItemRow, toItem } from '../db/item-store.js';
+import { type AddRefusal, type CallAnswer, itemFromJson } from '../db/write-calls.js';
 import { DomainError } from '../domain/errors.js';
 import { creationTime } from '../domain/lease.js';
 import { LIMITS, validateText } from '../domain/validation.js';
@@ -28,32 +28,161 @@ function validateNewItem(input: NewItem, prefix = ''): NewItem {
   };
 }
 
-async function addOne(sql: TxSql, actor: Actor, now: Date, item: NewItem, prefix: string): Promise<Item> {
-  const standing = await categoryStanding(sql, item.proposedCategory);
-  if (!standing) {
-    throw new DomainError('UNKNOWN_CATEGORY', `"${item.proposedCategory}" is not an allowed category.`, `${prefix}proposedCategory`);
+/** Why `item` cannot be added, in the words of both forms (the database's answers only the code). */
+function refusal(code: AddRefusal, item: NewItem, prefix: string): DomainError {
+  switch (code) {
+    case 'UNKNOWN_CATEGORY':
+      return new DomainError(code, `"${item.proposedCategory}" is not an allowed category.`, `${prefix}proposedCategory`);
+    case 'CATEGORY_RETIRED':
+      return new DomainError(code, `Category "${item.proposedCategory}" is retired.`, `${prefix}proposedCategory`);
+    case 'DUPLICATE_ITEM':
+      return new DomainError(code, `Item (${item.batchId}, ${item.recordId}) already exists.`, `${prefix}recordId`);
   }
-  if (standing.retired) {
-    throw new DomainError('CATEGORY_RETIRED', `Category "${item.proposedCategory}" is retired.`, `${prefix}proposedCategory`);
+}
+
+/** Rows per multi-row statement, largest first: a call of n items uses at most one statement of each size. */
+const ROWS_PER_STATEMENT = [100, 10, 1] as const;
+
+/** `items` cut into runs of ROWS_PER_STATEMENT sizes, in order. */
+function runs<T>(items: readonly T[]): T[][] {
+  const cut: T[][] = [];
+  let at = 0;
+  for (const size of ROWS_PER_STATEMENT) {
+    while (items.length - at >= size) {
+      cut.push(items.slice(at, at + size));
+      at += size;
+    }
   }
-  if (await itemExists(sql, item.batchId, item.recordId)) {
-    throw new DomainError('DUPLICATE_ITEM', `Item (${item.batchId}, ${item.recordId}) already exists.`, `${prefix}recordId`);
+  return cut;
+}
+
+const placeholders = (rows: number, columns: number) =>
+  Array.from({ length: rows }, () => `(${Array.from({ length: columns }, () => '?').join(', ')})`).join(', ');
+
+const key = (item: { batchId: string; recordId: string }) => JSON.stringify([item.batchId, item.recordId]);
+
+/**
+ * Adds `items` (already valid) set-based, in input order: each is checked (category known and not
+ * retired, item not in the queue nor earlier in this call), and the good ones are inserted with their
+ * ITEM_ADDED events by multi-row statements, so item and event ids follow the input as they would one
+ * by one. Answers the item or the refusal for each. PostgreSQL's `leasehold_add_items` is the same
+ * operation as one statement.
+ */
+async function addMany(sql: TxSql, actor: Actor, now: Date, items: readonly NewItem[]): Promise<(Item | AddRefusal)[]> {
+  let sliceStarted = performance.now();
+  // SQLite's statements are synchronous: a turn of the event loop every few ms keeps requests, streams
+  // and probes served. The transaction stays open across the turns (its lock is held; other writes
+  // queue for the next batch as they would anyway).
+  const maybeYield = async () => {
+    if (performance.now() - sliceStarted >= WRITE_SLICE_MS) {
+      await nextTurn();
+      sliceStarted = performance.now();
+    }
+  };
+  const names = [...new Set(items.map((item) => item.proposedCategory))];
+  const standings = new Map<string, boolean>();
+  for (const run of runs(names)) {
+    const rows = await sql.all<{ name: string; retiredAt: unknown }>(
+      `SELECT "name", "retiredAt" FROM "Category" WHERE "name" IN (${run.map(() => '?').join(', ')})`,
+      ...run,
+    );
+    for (const row of rows) standings.set(row.name, row.retiredAt !== null);
   }
-  const created = await insertItem(sql, { ...item, createdAt: creationTime(now), addedBy: actor.name });
-  await appendEvent(sql, {
-    type: 'ITEM_ADDED',
-    actor: actor.name,
-    at: now,
-    item: created,
-    toStatus: 'PENDING',
-    details: { batchId: item.batchId, recordId: item.recordId, proposedCategory: item.proposedCategory },
+  const existing = new Set<string>();
+  for (const run of runs(items)) {
+    await maybeYield();
+    const rows = await sql.all<{ batchId: string; recordId: string }>(
+      `SELECT "batchId", "recordId" FROM "Item" WHERE ("batchId", "recordId") IN (VALUES ${placeholders(run.length, 2)})`,
+      ...run.flatMap((item) => [item.batchId, item.recordId]),
+    );
+    for (const row of rows) existing.add(key(row));
+  }
+  const outcomes: (Item | AddRefusal)[] = items.map((item) => {
+    const retired = standings.get(item.proposedCategory);
+    if (retired === undefined) return 'UNKNOWN_CATEGORY';
+    if (retired) return 'CATEGORY_RETIRED';
+    if (existing.has(key(item))) return 'DUPLICATE_ITEM';
+    existing.add(key(item));
+    return null as unknown as Item;
   });
-  return created;
+  const accepted = items.flatMap((item, index) => (outcomes[index] === null ? [{ item, index }] : []));
+  const createdAt = creationTime(now);
+  for (const run of runs(accepted)) {
+    await maybeYield();
+    const rows = await sql.all<ItemRow>(
+      `INSERT INTO "Item" ("batchId", "recordId", "proposedCategory", "reason", "createdAt", "addedBy")
+       VALUES ${placeholders(run.length, 6)} RETURNING *`,
+      ...run.flatMap(({ item }) => [item.batchId, item.recordId, item.proposedCategory, item.reason, createdAt, actor.name]),
+    );
+    const created = new Map(rows.map((row) => [key(row), toItem(row)]));
+    const inOrder = run.map(({ item, index }) => {
+      const added = created.get(key(item));
+      if (!added) throw new Error('INSERT … RETURNING returned no row for an item.');
+      outcomes[index] = added;
+      return added;
+    });
+    await sql.run(
+      `INSERT INTO "Event" ("occurredAt", "type", "actor", "itemId", "itemVersion", "toStatus", "details")
+       VALUES ${placeholders(run.length, 7)}`,
+      ...inOrder.flatMap((added) => [
+        now,
+        'ITEM_ADDED',
+        actor.name,
+        added.id,
+        added.version,
+        'PENDING',
+        JSON.stringify({ batchId: added.batchId, recordId: added.recordId, proposedCategory: added.proposedCategory }),
+      ]),
+    );
+  }
+  return outcomes;
+}
+
+/** An input after validation. */
+type Checked = { ok: true; item: NewItem } | { ok: false; error: DomainError };
+
+/** Outcomes for every input: the invalid ones as validated, the others from `added` (in their order). */
+function merged(
+  checked: readonly Checked[],
+  added: readonly (Item | AddRefusal)[],
+  prefixes: readonly string[],
+  items: readonly NewItem[],
+) {
+  let next = 0;
+  return checked.map((entry): AddItemOutcome => {
+    if (!entry.ok) return entry;
+    const index = next++;
+    const outcome = added[index];
+    if (outcome === undefined) throw new Error('No outcome for an item.');
+    return typeof outcome === 'string'
+      ? { ok: false, error: refusal(outcome, items[index] as NewItem, prefixes[index] as string) }
+      : { ok: true, item: outcome };
+  });
+}
+
+/** A call's answer as addMany's outcomes. */
+function answeredOutcomes(answer: CallAnswer, count: number): (Item | AddRefusal)[] {
+  const added = answer.added ?? [];
+  if (added.length !== count) throw new Error('The write call answered a different number of items than it was given.');
+  return added.map((outcome) => ('item' in outcome ? itemFromJson(outcome.item) : outcome.refusal));
 }
 
 export async function addItem(deps: ServiceDeps, actor: Actor, input: NewItem): Promise<Item> {
   const item = validateNewItem(input);
-  return deps.db.write(async (_tx, sql) => await addOne(sql, actor, deps.clock.now(), item, ''));
+  const one = (added: readonly (Item | AddRefusal)[]): Item => {
+    const outcome = added[0];
+    if (outcome === undefined) throw new Error('No outcome for the item.');
+    if (typeof outcome === 'string') throw refusal(outcome, item, '');
+    return outcome;
+  };
+  return deps.db.perform({
+    work: async (_tx, sql) => one(await addMany(sql, actor, deps.clock.now(), [item])),
+    call: {
+      fields: { op: 'addItems', actor: actor.name, items: [item] },
+      clock: deps.clock,
+      answer: (answer) => one(answeredOutcomes(answer, 1)),
+    },
+  });
 }
 
 /** The longest a bulk write works on before it gives the event loop a turn. */
@@ -67,7 +196,7 @@ export async function addItems(deps: ServiceDeps, actor: Actor, inputs: readonly
   if (inputs.length === 0 || inputs.length > LIMITS.maxItemsPerCall) {
     throw new DomainError('TOO_MANY_ITEMS', `Pass 1 to ${LIMITS.maxItemsPerCall} items per call.`, 'items');
   }
-  const checked = inputs.map((input, index): { ok: true; item: NewItem } | { ok: false; error: DomainError } => {
+  const checked = inputs.map((input, index): Checked => {
     try {
       return { ok: true, item: validateNewItem(input, `items[${index}].`) };
     } catch (error) {
@@ -75,29 +204,16 @@ export async function addItems(deps: ServiceDeps, actor: Actor, inputs: readonly
       throw error;
     }
   });
-  return deps.db.write(async (_tx, sql) => {
-    const now = deps.clock.now();
-    const outcomes: AddItemOutcome[] = [];
-    let sliceStarted = performance.now();
-    for (const [index, entry] of checked.entries()) {
-      // SQLite's statements are synchronous: 500 items took 55–200 ms in one go, all that time with no
-      // request, stream or probe served. The transaction stays open across the turns (its lock is held;
-      // other writes queue for the next batch as they would anyway).
-      if (performance.now() - sliceStarted >= WRITE_SLICE_MS) {
-        await nextTurn();
-        sliceStarted = performance.now();
-      }
-      if (!entry.ok) {
-        outcomes.push(entry);
-        continue;
-      }
-      try {
-        outcomes.push({ ok: true, item: await addOne(sql, actor, now, entry.item, `items[${index}].`) });
-      } catch (error) {
-        if (!(error instanceof DomainError)) throw error;
-        outcomes.push({ ok: false, error });
-      }
-    }
-    return outcomes;
+  const valid = checked.flatMap((entry, index) => (entry.ok ? [{ item: entry.item, prefix: `items[${index}].` }] : []));
+  if (valid.length === 0) return merged(checked, [], [], []);
+  const items = valid.map((entry) => entry.item);
+  const prefixes = valid.map((entry) => entry.prefix);
+  return deps.db.perform({
+    work: async (_tx, sql) => merged(checked, await addMany(sql, actor, deps.clock.now(), items), prefixes, items),
+    call: {
+      fields: { op: 'addItems', actor: actor.name, items },
+      clock: deps.clock,
+      answer: (answer) => merged(checked, answeredOutcomes(answer, items.length), prefixes, items),
+    },
   });
 }

@@ -4,15 +4,16 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Database, openDatabase } from '../../src/db/client.js';
+import { DatabaseUnavailableError } from '../../src/db/unavailable.js';
 import { WRITE_BATCH } from '../../src/db/write-calls.js';
 import { ManualClock } from '../../src/domain/clock.js';
 import { DomainError } from '../../src/domain/errors.js';
 import { addCategories, retireCategory } from '../../src/services/categories.js';
 import type { Actor, ServiceDeps } from '../../src/services/context.js';
 import { decideItem } from '../../src/services/decisions.js';
-import { addItem } from '../../src/services/items.js';
+import { addItem, addItems } from '../../src/services/items.js';
 import { claimItem, releaseLease, renewLease } from '../../src/services/leases.js';
-import { createPostgresDatabase, type TestDatabase, tempDatabaseFile } from '../support/database.js';
+import { createPostgresDatabase, type TestDatabase, tempDatabaseFile, withPostgres } from '../support/database.js';
 
 const START = Date.UTC(2026, 11, 3, 9, 0, 0);
 const who = (name: string, authenticated = true): Actor => ({ name, authenticated });
@@ -55,6 +56,22 @@ async function script(db: Database): Promise<Outcome[]> {
     await addItem(deps, who(by), { batchId, recordId, proposedCategory: 'spam', reason: `"quoted" \\ ${recordId}` });
     clock.advance(1_000);
   }
+  // A bulk with every refusal: unknown and retired categories, an item already there, one given twice, a bad one.
+  const bulk = await addItems(deps, who('agent'), [
+    { batchId: 'bulk', recordId: 'r1', proposedCategory: 'ham', reason: 'first' },
+    { batchId: 'bulk', recordId: 'r2', proposedCategory: 'nope', reason: 'unknown category' },
+    { batchId: 'bulk', recordId: 'r2', proposedCategory: 'old', reason: 'retired category' },
+    { batchId: 'bulk', recordId: 'r2', proposedCategory: '迷惑', reason: 'the first of r2 that can be added' },
+    { batchId: 'bulk', recordId: 'r1', proposedCategory: 'spam', reason: 'given twice' },
+    { batchId: 'b1', recordId: 'r1', proposedCategory: 'spam', reason: 'already there' },
+    { batchId: '', recordId: 'r9', proposedCategory: 'spam', reason: 'invalid' },
+    { batchId: 'bulk', recordId: 'r3', proposedCategory: 'spam', reason: 'last' },
+  ]);
+  for (const outcome of bulk)
+    outcomes.push(outcome.ok ? outcomeOf(outcome.item) : `${outcome.error.code} ${outcome.error.field} ${outcome.error.message}`);
+  await step(() => addItem(deps, who('agent'), { batchId: 'bulk', recordId: 'r3', proposedCategory: 'spam', reason: 'again' }));
+  await step(() => addItem(deps, who('agent'), { batchId: 'bulk', recordId: 'r4', proposedCategory: 'old', reason: 'retired' }));
+  clock.advance(1_500);
   const tokens: Record<string, string> = {};
   const claim = (name: string, options: { leaseSeconds?: number; batchId?: string; authenticated?: boolean } = {}) =>
     step(async () => {
@@ -161,13 +178,10 @@ describe('write calls (PostgreSQL)', () => {
     }
   });
 
-  it('a batch of them is one statement on the writer connection: nothing else runs while it holds the write lock', async () => {
+  it('a batch of them, and items added, are one statement on the writer connection: nothing else runs while it holds the write lock', async () => {
     const clock = new ManualClock(START + 10 * 3_600_000);
     const deps: ServiceDeps = { db: postgres, clock };
     await addCategories(deps, who('admin'), ['lock']);
-    for (let i = 0; i < 12; i++)
-      await addItem(deps, who('agent'), { batchId: 'lock', recordId: `r${i}`, proposedCategory: 'lock', reason: 'r' });
-
     // Every statement the writer connection is sent, from here on (pg's Client serves Prisma's adapter and ours).
     const sent: string[] = [];
     const query = pg.Client.prototype.query;
@@ -183,6 +197,17 @@ describe('write calls (PostgreSQL)', () => {
     const held: { form: string; writes: number }[] = [];
     const stop = postgres.onLockHeld((_seconds, form, writes) => held.push({ form, writes }));
     try {
+      // Items added one by one at once, and a bulk.
+      await Promise.all(
+        Array.from({ length: 12 }, (_, i) =>
+          addItem(deps, who('agent'), { batchId: 'lock', recordId: `r${i}`, proposedCategory: 'lock', reason: 'r' }),
+        ),
+      );
+      await addItems(
+        deps,
+        who('agent'),
+        Array.from({ length: 4 }, (_, i) => ({ batchId: 'lock', recordId: `bulk${i}`, proposedCategory: 'lock', reason: 'r' })),
+      );
       // Many reviewers at once: their claims share batches, then their renewals, releases and decisions.
       const reviewers = Array.from({ length: 8 }, (_, i) => who(`reviewer${i}`));
       const claims = await Promise.all(reviewers.map((actor) => claimItem(deps, actor, { batchId: 'lock' })));
@@ -202,8 +227,109 @@ describe('write calls (PostgreSQL)', () => {
     expect(sent.length).toBeGreaterThan(0);
     expect(sent.filter((text) => text !== WRITE_BATCH)).toEqual([]);
     // Fewer statements than operations: concurrent operations share one.
-    expect(sent.length).toBeLessThan(24);
+    expect(sent.length).toBeLessThan(37);
     expect(held.every((hold) => hold.form === 'statement')).toBe(true);
-    expect(held.reduce((sum, hold) => sum + hold.writes, 0)).toBe(24);
+    expect(held.reduce((sum, hold) => sum + hold.writes, 0)).toBe(12 + 1 + 24);
+  });
+
+  /** A trigger that makes the first insert into "Item" from now on take `seconds`, and says how often it ran. */
+  async function slowFirstInsert(seconds: number): Promise<{ runs(): Promise<number>; drop(): Promise<void> }> {
+    await withPostgres(database.url, async (client) => {
+      await client.query('DROP TRIGGER IF EXISTS slow_first ON "Item"');
+      await client.query('DROP SEQUENCE IF EXISTS slow_first');
+      await client.query('CREATE SEQUENCE slow_first');
+      await client.query(`CREATE OR REPLACE FUNCTION slow_first() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+          IF nextval('slow_first') = 1 THEN
+            PERFORM set_config('application_name', 'slow-batch', true);
+            PERFORM pg_sleep(${seconds});
+          END IF;
+          RETURN NULL;
+        END $$`);
+      await client.query('CREATE TRIGGER slow_first AFTER INSERT ON "Item" FOR EACH STATEMENT EXECUTE FUNCTION slow_first()');
+    });
+    return {
+      runs: () =>
+        withPostgres(database.url, async (client) =>
+          Number((await client.query('SELECT last_value, is_called FROM slow_first')).rows[0]?.last_value),
+        ),
+      drop: () => withPostgres(database.url, async (client) => void (await client.query('DROP TRIGGER slow_first ON "Item"'))),
+    };
+  }
+
+  async function waitForSession(name: string): Promise<void> {
+    for (let tries = 0; tries < 200; tries++) {
+      const found = await withPostgres(database.url, (client) =>
+        client.query('SELECT 1 FROM pg_stat_activity WHERE application_name = $1', [name]),
+      );
+      if (found.rowCount) return;
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    throw new Error(`no session named ${name}`);
+  }
+
+  const countOf = (recordId: string) =>
+    withPostgres(database.url, async (client) =>
+      Number((await client.query('SELECT count(*) AS n FROM "Item" WHERE "recordId" = $1', [recordId])).rows[0]?.n),
+    );
+
+  it('a batch the server ends while it runs (a restart, a terminated backend) wrote nothing, and is sent again', async () => {
+    const deps: ServiceDeps = { db: postgres, clock: new ManualClock(START + 20 * 3_600_000) };
+    await addCategories(deps, who('admin'), ['ended']);
+    const slow = await slowFirstInsert(60);
+    try {
+      const adding = addItem(deps, who('agent'), { batchId: 'ended', recordId: 'ended-1', proposedCategory: 'ended', reason: 'r' });
+      await waitForSession('slow-batch');
+      await withPostgres(database.url, (client) =>
+        client.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'slow-batch'`),
+      );
+      // The server rolled the first one back (57P01): the second, on a new connection, wrote it once.
+      expect((await adding).recordId).toBe('ended-1');
+      expect(await slow.runs()).toBe(2);
+      expect(await countOf('ended-1')).toBe(1);
+    } finally {
+      await slow.drop();
+    }
+  });
+
+  it('a batch whose connection breaks without the server’s word is not sent again: DATABASE_UNAVAILABLE, its outcome unknown', async () => {
+    const deps: ServiceDeps = { db: postgres, clock: new ManualClock(START + 21 * 3_600_000) };
+    await addCategories(deps, who('admin'), ['broken']);
+    const slow = await slowFirstInsert(1);
+    const query = pg.Client.prototype.query;
+    // The writer's socket is cut (as a network would) while the batch runs on the server.
+    pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+      const config = args[0] as { text?: string };
+      const result = (query as (...rest: unknown[]) => unknown).apply(this, args);
+      if (config?.text === WRITE_BATCH)
+        setTimeout(() => (this as unknown as { connection: { stream: { destroy(): void } } }).connection.stream.destroy(), 300);
+      return result;
+    } as typeof query;
+    try {
+      const error = await addItem(deps, who('agent'), {
+        batchId: 'broken',
+        recordId: 'broken-1',
+        proposedCategory: 'broken',
+        reason: 'r',
+      }).then(
+        () => null,
+        (failure: unknown) => failure,
+      );
+      expect(error).toBeInstanceOf(DatabaseUnavailableError);
+      expect((error as DatabaseUnavailableError).outcome).toBe('unknown');
+    } finally {
+      pg.Client.prototype.query = query;
+    }
+    try {
+      // Sent once only: the server may well have committed it (it did not know the client was gone).
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      expect(await slow.runs()).toBe(1);
+      expect(await countOf('broken-1')).toBeLessThanOrEqual(1);
+      // The next write goes through on a new connection.
+      await addItem(deps, who('agent'), { batchId: 'broken', recordId: 'broken-2', proposedCategory: 'broken', reason: 'r' });
+      expect(await countOf('broken-2')).toBe(1);
+    } finally {
+      await slow.drop();
+    }
   });
 });

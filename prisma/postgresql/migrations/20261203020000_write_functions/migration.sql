@@ -1,5 +1,5 @@
 -- The review loop's writes as one statement each (issue 18, src/db/write-calls.ts): claim, renew,
--- release and decide run here, under the write lock, instead of as an interactive transaction whose
+-- release, decide and adding items run here, under the write lock, instead of as an interactive transaction whose
 -- every statement is a round trip to the instance. `leasehold_write` takes the lock, runs a batch of
 -- such operations, each in a subtransaction of its own (one that fails is rolled back alone, as a
 -- savepoint does in group commit), and commits when the statement ends: nothing but the operations'
@@ -272,6 +272,55 @@ BEGIN
 END
 $$;
 
+-- addItems (and addItem: one item): every item checked (category known and not retired, not already
+-- in the queue, nor earlier in the same call) and the good ones inserted with their ITEM_ADDED events,
+-- set-based, in input order: item and event ids follow it, as they do one by one. Answers one outcome
+-- per input in order, the item or the refusal's code.
+CREATE FUNCTION "leasehold_add_items"(op JSONB, now_at TIMESTAMP(3)) RETURNS JSONB
+LANGUAGE plpgsql AS $$
+DECLARE
+  outcomes JSONB;
+BEGIN
+  WITH input AS (
+    SELECT e.ord, e.value->>'batchId' AS batch_id, e.value->>'recordId' AS record_id,
+      e.value->>'proposedCategory' AS category, e.value->>'reason' AS reason
+    FROM jsonb_array_elements(op->'items') WITH ORDINALITY AS e(value, ord)
+  ), judged AS (
+    SELECT i.*, CASE
+        WHEN c."name" IS NULL THEN 'UNKNOWN_CATEGORY'
+        WHEN c."retiredAt" IS NOT NULL THEN 'CATEGORY_RETIRED'
+        WHEN EXISTS (SELECT 1 FROM "Item" t WHERE t."batchId" = i.batch_id AND t."recordId" = i.record_id) THEN 'DUPLICATE_ITEM'
+      END AS refusal
+    FROM input i LEFT JOIN "Category" c ON c."name" = i.category
+  ), decided AS (
+    -- Of the same item given twice, the first that could be added is; the later ones are duplicates.
+    SELECT j.*, CASE
+        WHEN j.refusal IS NULL AND j.ord <> min(j.ord) FILTER (WHERE j.refusal IS NULL) OVER (PARTITION BY j.batch_id, j.record_id)
+        THEN 'DUPLICATE_ITEM' ELSE j.refusal
+      END AS outcome
+    FROM judged j
+  ), inserted AS (
+    INSERT INTO "Item" ("batchId", "recordId", "proposedCategory", "reason", "createdAt", "addedBy")
+    SELECT batch_id, record_id, category, reason, date_trunc('second', now_at), op->>'actor'
+    FROM decided WHERE outcome IS NULL ORDER BY ord
+    RETURNING *
+  ), events AS (
+    INSERT INTO "Event" ("occurredAt", "type", "actor", "itemId", "itemVersion", "toStatus", "details")
+    SELECT now_at, 'ITEM_ADDED', op->>'actor', n."id", n."version", 'PENDING',
+      '{' || concat_ws(',',
+        "leasehold_member"('batchId', to_json(n."batchId")),
+        "leasehold_member"('recordId', to_json(n."recordId")),
+        "leasehold_member"('proposedCategory', to_json(n."proposedCategory"))
+      ) || '}'
+    FROM inserted n ORDER BY n."id"
+  )
+  SELECT jsonb_agg(CASE WHEN n."id" IS NULL THEN jsonb_build_object('refusal', d.outcome) ELSE jsonb_build_object('item', to_jsonb(n)) END ORDER BY d.ord)
+  INTO outcomes
+  FROM decided d LEFT JOIN inserted n ON d.outcome IS NULL AND n."batchId" = d.batch_id AND n."recordId" = d.record_id;
+  RETURN jsonb_build_object('added', COALESCE(outcomes, '[]'));
+END
+$$;
+
 -- A batch of operations in one statement: the write lock, then each operation in its own
 -- subtransaction, stamped no earlier than the last recorded change. Answers each operation's outcome
 -- (an error's SQLSTATE and message when it failed) and the last recorded change's time afterwards,
@@ -298,6 +347,7 @@ BEGIN
         WHEN 'renew' THEN "leasehold_renew"(op, now_at)
         WHEN 'release' THEN "leasehold_release"(op, now_at)
         WHEN 'decide' THEN "leasehold_decide"(op, now_at)
+        WHEN 'addItems' THEN "leasehold_add_items"(op, now_at)
       END;
       IF answer IS NULL THEN
         RAISE EXCEPTION 'unknown write operation: %', op->>'op' USING ERRCODE = '22023';
