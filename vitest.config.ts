@@ -13,7 +13,7 @@ export const SQLITE_ONLY = [
   'test/db/shared-connection.test.ts',
   'test/db/migrations.test.ts',
   // Seed A's command line works on SQLite files; only its `keys` command also takes a PostgreSQL URL.
-  'test/cli/!(keys-postgres).test.ts',
+  'test/cli/!(keys-postgres|import-postgres).test.ts',
   // The browser test at scale seeds 100,000 items straight into a SQLite file before its server starts; the
   // dashboard's pages and counts on PostgreSQL are covered by dashboard.test.ts and the live-at-scale bench.
   'test/e2e/dashboard-scale.test.ts',
@@ -25,6 +25,7 @@ export const POSTGRES_ONLY = [
   // Compares PostgreSQL's write calls with the TypeScript forms on a SQLite file of its own.
   'test/db/write-calls.test.ts',
   'test/cli/keys-postgres.test.ts',
+  'test/cli/import-postgres.test.ts',
   'test/e2e/postgres-instances.test.ts',
   // Stops and starts a cluster of its own (LEASEHOLD_TEST_POSTGRES_CONTROL), never the one the other files share.
   'test/db/postgres-restart.test.ts',

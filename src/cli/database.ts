@@ -96,7 +96,7 @@ export async function openExisting(file: string, engine: Engine = 'full'): Promi
   }
 }
 
-async function openPostgres(location: DatabaseLocation): Promise<OpenDatabase> {
+export async function openPostgres(location: DatabaseLocation): Promise<OpenDatabase> {
   const { openDatabase } = await import('../db/client.js');
   try {
     const db = await openDatabase({ location });
@@ -108,6 +108,19 @@ async function openPostgres(location: DatabaseLocation): Promise<OpenDatabase> {
     const reason = error instanceof Error ? error.message : String(error);
     throw new CliError('database_error', `Could not open ${describeDatabase(location)}: ${reason}`, EXIT.failure);
   }
+}
+
+/** `db` as a PostgreSQL location when it is a postgresql:// URL (import and stats take one in place of a file), else null. */
+export async function postgresLocation(db: string): Promise<DatabaseLocation | null> {
+  if (!/^postgres(ql)?:\/\//i.test(db)) return null;
+  const { databaseLocation } = await import('../config/database-location.js');
+  return databaseLocation(db);
+}
+
+/** How a command names its database in its output: the file, or the URL without its password. */
+export async function shownDatabase(location: DatabaseLocation): Promise<string> {
+  const { describeDatabase } = await import('../config/database-location.js');
+  return describeDatabase(location);
 }
 
 /**

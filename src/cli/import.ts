@@ -11,7 +11,7 @@ import { DomainError } from '../domain/errors.js';
 import { LIMITS, validateText } from '../domain/validation.js';
 import { addItems, type NewItem } from '../services/items.js';
 import type { Namespace } from './argparse.js';
-import { cliActor, type OpenDatabase, openExisting } from './database.js';
+import { cliActor, type OpenDatabase, openExisting, openPostgres, postgresLocation, shownDatabase } from './database.js';
 import { ImportPace } from './import-pace.js';
 import { type Counts, Progress } from './import-progress.js';
 import { CliError, EXIT, emitFailure, jsonLine, seedCode, toCliError } from './output.js';
@@ -194,10 +194,19 @@ export async function runImport(args: Namespace): Promise<number> {
   const file = args.file as string;
   let deps: OpenDatabase;
   let input: ReturnType<typeof openInput>;
+  let database = args.db as string;
   try {
     input = openInput(file);
     try {
-      deps = await openExisting(pythonPath(args.db as string));
+      // A postgresql:// URL in place of the file imports into that database (issue 18).
+      const postgres = await postgresLocation(database);
+      if (postgres) {
+        database = await shownDatabase(postgres);
+        deps = await openPostgres(postgres);
+      } else {
+        database = pythonPath(database);
+        deps = await openExisting(database);
+      }
     } catch (error) {
       input.stream.destroy();
       throw error;
@@ -372,7 +381,7 @@ export async function runImport(args: Namespace): Promise<number> {
   process.off('SIGINT', onInterrupt);
 
   if (interrupted) return reportInterrupted();
-  const summary = { ok: counts.failed === 0, database: pythonPath(args.db as string), file, ...counts };
+  const summary = { ok: counts.failed === 0, database, file, ...counts };
   await new Promise<void>((resolve) => process.stdout.write(jsonLine(summary), () => resolve()));
   return counts.failed === 0 ? EXIT.ok : EXIT.rejected;
 }

@@ -44,6 +44,7 @@ function port(value: string): number {
 }
 
 const DB_HELP = 'the SQLite database file (the same format the server uses)';
+const PG_DB_HELP = 'the SQLite database file (the same format the server uses), or a postgresql:// URL of the server’s PostgreSQL database';
 const KEYS_DB_HELP = "the database (default: DATABASE_URL, else ./data/leasehold.db, as serve's)";
 
 function addClaimSource(parser: Parser): void {
@@ -143,7 +144,7 @@ export function buildParser(): Parser {
       'Exit 0 when every line was imported or skipped, 2 when any line failed, 3 on a database or file error.',
     ].join('\n'),
   );
-  addArgument(importer, 'db', { metavar: 'DB', help: DB_HELP });
+  addArgument(importer, 'db', { metavar: 'DB', help: PG_DB_HELP });
   addArgument(importer, 'file', { metavar: 'FILE', help: 'the items (.jsonl, .ndjson or .csv; other names are sniffed)' });
   addArgument(importer, '--format', { choices: ['jsonl', 'csv'], help: 'jsonl or csv (default: from the file name or its first line)' });
   addArgument(importer, '--chunk-size', {
@@ -159,7 +160,7 @@ export function buildParser(): Parser {
   });
 
   const stats = command('stats', 'Queue counts by status and claim state, and the age of the oldest pending item, as one JSON line.');
-  addArgument(stats, 'db', { metavar: 'DB', help: DB_HELP });
+  addArgument(stats, 'db', { metavar: 'DB', help: PG_DB_HELP });
 
   const keys = command(
     'keys',

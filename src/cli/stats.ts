@@ -1,18 +1,44 @@
 // `leasehold stats DB`: the queue's counts as one JSON line, read-only (the same query as the
 // server's queueStats subscription and /metrics gauges).
-import { SqliteEventTail } from '../db/event-tail.js';
+import { type EventTail, SqliteEventTail } from '../db/event-tail.js';
 import { systemClock } from '../domain/clock.js';
 import type { Namespace } from './argparse.js';
-import { checkExisting } from './database.js';
+import { checkExisting, postgresLocation, shownDatabase } from './database.js';
+import { CliError, EXIT } from './output.js';
 import { pythonPath } from './python.js';
 
+/** The counts' reader: the file's, or a PostgreSQL database's when DB is a postgresql:// URL (issue 18). */
+async function openCounts(db: string): Promise<{ database: string; tail: EventTail }> {
+  const postgres = await postgresLocation(db);
+  if (!postgres) {
+    const database = pythonPath(db);
+    checkExisting(database);
+    return { database, tail: new SqliteEventTail(database) };
+  }
+  const database = await shownDatabase(postgres);
+  const { PostgresEventTail } = await import('../db/postgres-tail.js');
+  try {
+    return { database, tail: await PostgresEventTail.open(postgres.dialect === 'postgresql' ? postgres.url : '') };
+  } catch (error) {
+    // The driver's message, never the URL's password.
+    throw new CliError(
+      'database_error',
+      `Could not open ${database}: ${error instanceof Error ? error.message : String(error)}`,
+      EXIT.failure,
+    );
+  }
+}
+
 export async function stats(args: Namespace): Promise<Record<string, unknown>> {
-  const database = pythonPath(args.db as string);
-  checkExisting(database);
-  const tail = new SqliteEventTail(database);
+  const { database, tail } = await openCounts(args.db as string);
   try {
     const now = systemClock.now();
-    const counts = await tail.queueStats(now);
+    const counts = await tail.queueStats(now).catch((error: unknown) => {
+      // SQLite's own failures are reported as seed A words them (toCliError); PostgreSQL's say where.
+      if (tail instanceof SqliteEventTail) throw error;
+      const reason = error instanceof Error ? error.message : String(error);
+      throw new CliError('database_error', `Could not read the counts of ${database}: ${reason}`, EXIT.failure);
+    });
     const oldest = counts.oldestPendingCreatedAt;
     return {
       database,
