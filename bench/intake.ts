@@ -2,11 +2,21 @@
 // `addItems`, 500 items per call over HTTP as an agent sends them, each item with its ITEM_ADDED
 // event, on a fresh database of each backend with one server; by one client (calls one after another)
 // and by several at once. The stored items and events are counted afterwards.
+import type { DatabaseLocation } from '../src/config/database-location.js';
 import type { Role } from '../src/domain/access.js';
 import { makeKeys, principals } from './keys.js';
 import { seedCategories, seedItems } from './load.js';
-import type { Backend, Store } from './postgres.js';
 import { startServer } from './server.js';
+
+type Backend = DatabaseLocation['dialect'];
+
+/** A fresh database to add to (postgres.ts's Store is one). */
+export interface IntakeStore {
+  location: DatabaseLocation;
+  server: { databaseFile: string } | { databaseUrl: string };
+  /** A single number from a read-only SQL query written for both backends. */
+  count(sql: string): Promise<number>;
+}
 
 export interface IntakeMeasurement {
   backend: Backend;
@@ -22,7 +32,7 @@ export interface IntakeMeasurement {
 const CATEGORY = 'bench-intake';
 
 /** Adds `items` items (500 per call) through one fresh server on `store`, shared by `clients` clients. */
-export async function measureIntake(store: Store, backend: Backend, items: number, clients: number): Promise<IntakeMeasurement> {
+export async function measureIntake(store: IntakeStore, backend: Backend, items: number, clients: number): Promise<IntakeMeasurement> {
   const [admin, ...proposers] = await makeKeys(store.location, [
     { name: 'intake-admin', roles: ['ADMIN'] as Role[] },
     ...principals('intake-proposer', clients, ['PROPOSER']),
