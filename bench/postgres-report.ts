@@ -204,6 +204,24 @@ function reading(report: PostgresReport, machine: Machine): string[] {
   return lines;
 }
 
+/** Per measurement and form: how long each write transaction held the write lock, and per write. */
+function lockTable(report: PostgresReport): string[] {
+  const rows = report.cycles.flatMap((measured) =>
+    measured.lockHolds.map(
+      (hold) =>
+        `| ${measured.repeat + 1} | ${measured.clients} | ${measured.setup.label} | ${hold.form} | ${int(hold.holds)} | ${(hold.writes / hold.holds).toFixed(1)} | ${hold.p50Ms.toFixed(2)} / ${hold.p99Ms.toFixed(2)} ms | ${hold.meanMs.toFixed(2)} ms | ${((hold.meanMs * hold.holds) / hold.writes).toFixed(3)} ms |`,
+    ),
+  );
+  if (rows.length === 0) return ['Not measured.'];
+  return [
+    'From each instance’s `/metrics` at the end of the cell (warm-up and no-op window included), added up over the instances: `leasehold_write_lock_held_seconds{form}` (from having the lock until COMMIT was answered) and `leasehold_write_lock_writes_total{form}`. p50 and p99 are read from the histogram’s buckets (0.5, 1, 2.5, 5, 10, 25 ms …), linear within one, so each is known to its bucket’s width. *statement*: a batch of review writes as one `leasehold_write` call (PostgreSQL); *transaction*: an interactive transaction (SQLite, and PostgreSQL’s other writes).',
+    '',
+    '| round | clients | setup | form | write transactions | writes each (mean) | held p50 / p99 | held, mean | per write (mean ÷ writes each) |',
+    '|---:|---:|---|---|---:|---:|---:|---:|---:|',
+    ...rows,
+  ];
+}
+
 /** Items/s of addItems (500 per call over HTTP) on each backend, and PostgreSQL's share of SQLite's. */
 function intakeTable(report: PostgresReport): string[] {
   if (report.intake.length === 0) return ['Not measured (--pg-intake-items=0).'];
@@ -262,6 +280,10 @@ export function postgresMarkdown(report: PostgresReport | null, error: string | 
     '- **Latency** per (event, subscriber): receipt − `occurredAt` (stamped in the writing transaction, just before its commit; on PostgreSQL with the database server’s clock, which the instances follow, known to within half the shortest of 5 round trips — under a millisecond on 127.0.0.1), and receipt − the moment the mutation’s HTTP answer arrived at the bench (negative when the event beat the answer). Every subscriber’s sequence numbers are checked against the history read back from the database: each event exactly once, in order.',
     '',
     ...(report.delivery.length > 0 ? deliveryTables(report.delivery) : ['Not measured.']),
+    '',
+    '### Write lock held',
+    '',
+    ...lockTable(report),
     '',
     '### Bulk intake',
     '',

@@ -43,6 +43,7 @@ import {
   seedCategories,
   totalErrors,
 } from './load.js';
+import { type LockHolds, scrapeLockHolds } from './lock-holds.js';
 import { type RunningServer, type ServerOptions, startServer } from './server.js';
 import type { Verification } from './verification.js';
 
@@ -170,6 +171,8 @@ export interface CycleMeasurement {
   writers: WriterStates | null;
   /** Seconds from the first server's spawn until every instance answered /ready. */
   startSeconds: number;
+  /** How long the instances' write transactions held the write lock over the cell, by form (lock-holds.ts). */
+  lockHolds: LockHolds[];
 }
 
 export interface DeliveryResult {
@@ -604,6 +607,11 @@ async function measureCycles(setup: Setup, clients: number, repeat: number, cont
       return values.length === 0 ? Number.NaN : Math.max(...values);
     };
 
+    const admin = keysNamed(keys, ['bench-admin'])[0] as BenchKey;
+    const lockHolds = await scrapeLockHolds(
+      servers.map((server) => server.port),
+      admin.authorization,
+    );
     const startSeconds = instances.startSeconds;
     await stopInstances(servers, where, context.verifications, context.serverLogLines);
     instances = null;
@@ -623,6 +631,7 @@ async function measureCycles(setup: Setup, clients: number, repeat: number, cont
       cpu,
       writers,
       startSeconds,
+      lockHolds,
     };
     return measurement;
   } finally {
@@ -787,7 +796,7 @@ export async function runPostgres(
         const measurement = await measureCycles(setup, clients, repeat, context);
         report.cycles.push(measurement);
         log(
-          `  round ${repeat + 1}, ${String(clients).padStart(2)} clients, ${setup.label.padEnd(24)} (${measurement.split.join('+')}): ${round(measurement.cycleRate)} cycles/s${measurement.noopRate === null ? '' : `, no-op ${round(measurement.noopRate)}/s`}; claim p50 ${measurement.claim.p50.toFixed(2)} / p99 ${measurement.claim.p99.toFixed(2)} ms; CPU servers ${pct(measurement.cpu.servers)}, PostgreSQL ${pct(measurement.cpu.database)}, bench ${pct(measurement.cpu.bench)}, other ${pct(measurement.cpu.other)}${measurement.writers ? `; writers waiting on the advisory lock ${measurement.writers.advisoryLock.toFixed(2)} of ${measurement.writers.writers.toFixed(1)}` : ''}${totalErrors(measurement.errors) ? `; ERRORS ${JSON.stringify(measurement.errors)}` : ''}`,
+          `  round ${repeat + 1}, ${String(clients).padStart(2)} clients, ${setup.label.padEnd(24)} (${measurement.split.join('+')}): ${round(measurement.cycleRate)} cycles/s${measurement.noopRate === null ? '' : `, no-op ${round(measurement.noopRate)}/s`}; claim p50 ${measurement.claim.p50.toFixed(2)} / p99 ${measurement.claim.p99.toFixed(2)} ms; CPU servers ${pct(measurement.cpu.servers)}, PostgreSQL ${pct(measurement.cpu.database)}, bench ${pct(measurement.cpu.bench)}, other ${pct(measurement.cpu.other)}${measurement.writers ? `; writers waiting on the advisory lock ${measurement.writers.advisoryLock.toFixed(2)} of ${measurement.writers.writers.toFixed(1)}` : ''}${measurement.lockHolds.map((hold) => `; lock held (${hold.form}) p50 ${hold.p50Ms.toFixed(2)} / p99 ${hold.p99Ms.toFixed(2)} ms, ${(hold.writes / hold.holds).toFixed(1)} writes each`).join('')}${totalErrors(measurement.errors) ? `; ERRORS ${JSON.stringify(measurement.errors)}` : ''}`,
         );
       }
     }
