@@ -368,8 +368,9 @@ describe('the dashboard on a manual clock', () => {
     await waitForText(page.locator(`tr[data-record="${TODAY}/C-005"] td.countdown`), '10:00');
     await waitForText(page.locator(`tr[data-record="${YESTERDAY}/A-001"] td.countdown`), 'expired');
     await waitForText(page.locator('#stat-oldest'), '55 min 0 s');
-    await page.locator('#feed li').first().waitFor();
-    expect(await page.locator('#feed li').count()).toBe(await historyLength(server));
+    // The history reaches the page in slices (the feed hands events over a few ms at a time): wait for all of it.
+    const history = await historyLength(server);
+    await expect.poll(() => page.locator('#feed li').count(), { timeout: 10_000 }).toBe(history);
     mkdirSync(path.dirname(SCREENSHOT), { recursive: true });
     await page.screenshot({ path: SCREENSHOT, fullPage: true, animations: 'disabled', caret: 'hide' });
 
