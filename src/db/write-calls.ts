@@ -29,7 +29,8 @@ export type WriteCall =
   | ({ op: 'renew'; leaseSeconds: number } & LeaseHolder)
   | ({ op: 'release'; reason: string | null } & LeaseHolder)
   | ({ op: 'decide'; decision: 'ACCEPTED' | 'CORRECTED' | 'REJECTED'; correction: string | null } & LeaseHolder)
-  | { op: 'addItems'; actor: string; items: { batchId: string; recordId: string; proposedCategory: string; reason: string }[] };
+  | { op: 'addItems'; actor: string; items: { batchId: string; recordId: string; proposedCategory: string; reason: string }[] }
+  | { op: 'touchKey'; id: number; at: string };
 
 /** Why an item was not added (addItems), as the TypeScript form's DomainError codes. */
 export type AddRefusal = 'UNKNOWN_CATEGORY' | 'CATEGORY_RETIRED' | 'DUPLICATE_ITEM';

@@ -154,7 +154,11 @@ export async function findActiveApiKey(deps: ServiceDeps, keyHash: string): Prom
 
 /** Records when a key was last used. Callers throttle it; it is not part of any request's work. */
 export async function touchApiKey(deps: ServiceDeps, id: number, at: Date): Promise<void> {
-  await deps.db.write(async (tx) => {
-    await tx.apiKey.updateMany({ where: { id, OR: [{ lastUsedAt: null }, { lastUsedAt: { lt: at } }] }, data: { lastUsedAt: at } });
+  await deps.db.perform({
+    work: async (_tx, sql) => {
+      await sql.run('UPDATE "ApiKey" SET "lastUsedAt" = ? WHERE "id" = ? AND ("lastUsedAt" IS NULL OR "lastUsedAt" < ?)', at, id, at);
+    },
+    // PostgreSQL: one statement under the write lock (write-calls.ts), not an interactive transaction.
+    call: { fields: { op: 'touchKey', id, at: at.toISOString() }, clock: deps.clock, answer: () => undefined },
   });
 }

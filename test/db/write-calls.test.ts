@@ -8,6 +8,7 @@ import { DatabaseUnavailableError } from '../../src/db/unavailable.js';
 import { WRITE_BATCH } from '../../src/db/write-calls.js';
 import { ManualClock } from '../../src/domain/clock.js';
 import { DomainError } from '../../src/domain/errors.js';
+import { createApiKey, touchApiKey } from '../../src/services/api-keys.js';
 import { addCategories, retireCategory } from '../../src/services/categories.js';
 import type { Actor, ServiceDeps } from '../../src/services/context.js';
 import { decideItem } from '../../src/services/decisions.js';
@@ -182,6 +183,7 @@ describe('write calls (PostgreSQL)', () => {
     const clock = new ManualClock(START + 10 * 3_600_000);
     const deps: ServiceDeps = { db: postgres, clock };
     await addCategories(deps, who('admin'), ['lock']);
+    const { record: key } = await createApiKey(deps, who('admin'), { name: 'touched', roles: ['VIEWER'] });
     // Every statement the writer connection is sent, from here on (pg's Client serves Prisma's adapter and ours).
     const sent: string[] = [];
     const query = pg.Client.prototype.query;
@@ -208,6 +210,11 @@ describe('write calls (PostgreSQL)', () => {
         who('agent'),
         Array.from({ length: 4 }, (_, i) => ({ batchId: 'lock', recordId: `bulk${i}`, proposedCategory: 'lock', reason: 'r' })),
       );
+      // A key's last use, recorded three times at once (only ever forward).
+      const usedAt = (seconds: number) => new Date(START + 10 * 3_600_000 + seconds * 1000);
+      await Promise.all([touchApiKey(deps, key.id, usedAt(2)), touchApiKey(deps, key.id, usedAt(3)), touchApiKey(deps, key.id, usedAt(1))]);
+      const [touched] = await postgres.query<{ lastUsedAt: Date }>('SELECT "lastUsedAt" FROM "ApiKey" WHERE "id" = ?', key.id);
+      expect(new Date(touched?.lastUsedAt as Date).getTime()).toBe(usedAt(3).getTime());
       // Many reviewers at once: their claims share batches, then their renewals, releases and decisions.
       const reviewers = Array.from({ length: 8 }, (_, i) => who(`reviewer${i}`));
       const claims = await Promise.all(reviewers.map((actor) => claimItem(deps, actor, { batchId: 'lock' })));
@@ -227,9 +234,9 @@ describe('write calls (PostgreSQL)', () => {
     expect(sent.length).toBeGreaterThan(0);
     expect(sent.filter((text) => text !== WRITE_BATCH)).toEqual([]);
     // Fewer statements than operations: concurrent operations share one.
-    expect(sent.length).toBeLessThan(37);
+    expect(sent.length).toBeLessThan(40);
     expect(held.every((hold) => hold.form === 'statement')).toBe(true);
-    expect(held.reduce((sum, hold) => sum + hold.writes, 0)).toBe(12 + 1 + 24);
+    expect(held.reduce((sum, hold) => sum + hold.writes, 0)).toBe(12 + 1 + 3 + 24);
   });
 
   /** A trigger that makes the first insert into "Item" from now on take `seconds`, and says how often it ran. */

@@ -321,6 +321,19 @@ BEGIN
 END
 $$;
 
+-- touchApiKey: when a key was last used (never moved back). Frequent and tiny: an interactive transaction
+-- for it held the lock across its round trips, 0.5–2.5 s per batch on a busy instance (BENCHMARKS.md).
+CREATE FUNCTION "leasehold_touch_key"(op JSONB) RETURNS JSONB
+LANGUAGE plpgsql AS $$
+DECLARE
+  used_at TIMESTAMP(3) := ((op->>'at')::timestamptz AT TIME ZONE 'UTC');
+BEGIN
+  UPDATE "ApiKey" SET "lastUsedAt" = used_at
+  WHERE "id" = (op->>'id')::int AND ("lastUsedAt" IS NULL OR "lastUsedAt" < used_at);
+  RETURN jsonb_build_object('touched', FOUND);
+END
+$$;
+
 -- A batch of operations in one statement: the write lock, then each operation in its own
 -- subtransaction, stamped no earlier than the last recorded change. Answers each operation's outcome
 -- (an error's SQLSTATE and message when it failed) and the last recorded change's time afterwards,
@@ -348,6 +361,7 @@ BEGIN
         WHEN 'release' THEN "leasehold_release"(op, now_at)
         WHEN 'decide' THEN "leasehold_decide"(op, now_at)
         WHEN 'addItems' THEN "leasehold_add_items"(op, now_at)
+        WHEN 'touchKey' THEN "leasehold_touch_key"(op)
       END;
       IF answer IS NULL THEN
         RAISE EXCEPTION 'unknown write operation: %', op->>'op' USING ERRCODE = '22023';
