@@ -284,7 +284,9 @@ describe('GET /metrics', () => {
     // Adding items, claims and decisions: one statement per batch on PostgreSQL (write-calls.ts), an interactive
     // transaction on SQLite. Each request here waits for the one before, so each write is a batch of its own.
     const review = BACKEND === 'postgresql' ? 'statement' : 'transaction';
-    expect(grew('leasehold_write_lock_writes_total{form="statement"}')).toBe(BACKEND === 'postgresql' ? 6 : 0);
+    // (On PostgreSQL the keys' last-use writes are calls too, so there may be more than these six.)
+    if (BACKEND === 'postgresql') expect(grew('leasehold_write_lock_writes_total{form="statement"}')).toBeGreaterThanOrEqual(6);
+    else expect(grew('leasehold_write_lock_writes_total{form="statement"}')).toBe(0);
     expect(grew('leasehold_write_lock_writes_total{form="transaction"}')).toBeGreaterThanOrEqual(BACKEND === 'postgresql' ? 0 : 6);
     expect(grew(`leasehold_write_lock_held_seconds_count{form="${review}"}`)).toBeGreaterThanOrEqual(6);
     expect(grew(`leasehold_write_lock_held_seconds_sum{form="${review}"}`)).toBeGreaterThan(0);
