@@ -107,12 +107,12 @@ describe('import beside another writer', () => {
     const history = runs(shared);
     const chunks = history.filter((run): run is number => run !== 'other');
     expect(chunks.reduce((sum, size) => sum + size, 0)).toBe(ITEMS);
-    // From the other writer's first commit on, every turn is short (but the first, which may have been under
-    // way before that commit and waited for the lock behind it) …
+    // From the other writer's first commit on, the import takes turns: more transactions than alone. How many
+    // items a turn holds is about SHARED_TURN_MS of work, which since adding became set-based can be a whole
+    // chunk on a fast machine (ImportPace's tests below check the sizing on a clock of their own) …
     const sharing = history.slice(history.indexOf('other'));
     const turns = sharing.filter((run): run is number => run !== 'other');
     expect(turns.length).toBeGreaterThan(ITEMS / CHUNK);
-    expect(Math.max(...turns.slice(1))).toBeLessThan(CHUNK);
     // … and the writer's commits land between the turns: the gap after many turns holds one (a loaded
     // machine slows the writer's own loop, so not after every one).
     const handedOver = sharing.filter((run, index) => typeof run === 'number' && sharing[index + 1] === 'other').length;
