@@ -6,7 +6,7 @@ import type { Role } from '../../src/domain/access.js';
 import { FIELD_PERMISSIONS } from '../../src/graphql/builder.js';
 import { schema } from '../../src/graphql/schema.js';
 import { postGraphQL, startTestServer, type TestClient, type TestServer } from '../support/server.js';
-import { connectWs, waitFor } from '../support/ws.js';
+import { connectWs, waitFor, writeUntilReceived } from '../support/ws.js';
 
 const ALL: Role[] = ['ADMIN', 'PROPOSER', 'REVIEWER', 'EXECUTOR', 'RECONCILER', 'VIEWER'];
 
@@ -262,18 +262,24 @@ describe('access matrix', () => {
           const collected = ws.subscribe(query, variables);
           if (allowed) {
             if (field === 'Subscription.leaseEvents') {
-              // Allowed and live: the holder's renewal arrives as a notice.
+              // Allowed and live: the holder's renewal arrives as a notice. The stream's start on the server
+              // cannot be observed from here, so renew until one arrives (a renewal before it is not replayed).
               expect(heldToken).not.toBe(UNKNOWN_TOKEN);
-              const renewed = (await (
-                await postGraphQL(
-                  server.url,
-                  'mutation($t: String!) { renewLease(input: { token: $t }) { __typename } }',
-                  { t: heldToken },
-                  client.headers,
-                )
-              ).json()) as { data: { renewLease: { __typename: string } } };
-              expect(renewed.data.renewLease.__typename).toBe('RenewLeasePayload');
-              const [notice] = await waitFor(() => collected.data.length > 0 && collected.data, 5_000);
+              await writeUntilReceived(
+                () => collected.data.length > 0,
+                async () => {
+                  const renewed = (await (
+                    await postGraphQL(
+                      server.url,
+                      'mutation($t: String!) { renewLease(input: { token: $t }) { __typename } }',
+                      { t: heldToken },
+                      client.headers,
+                    )
+                  ).json()) as { data: { renewLease: { __typename: string } } };
+                  expect(renewed.data.renewLease.__typename).toBe('RenewLeasePayload');
+                },
+              );
+              const [notice] = collected.data;
               expect(notice).toEqual({ leaseEvents: { kind: 'RENEWED' } });
             } else {
               await waitFor(
