@@ -2,7 +2,7 @@
 // here; the database location, the proposal workflow's JSON settings and the webhooks have their modules in config/.
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
-import { type DatabaseLocation, DEFAULT_DATABASE_URL, databaseLocation } from './config/database-location.js';
+import { type DatabaseLocation, DEFAULT_DATABASE_URL, databaseLocation, WRITE_MODES, type WriteMode } from './config/database-location.js';
 import { ConfigError } from './config/json-setting.js';
 import { type WebhookConfig, webhooksConfig } from './config/webhooks.js';
 import { approvalPolicies, escalationConfig, proposalRules, sensitiveFieldsConfig } from './config/workflow.js';
@@ -21,6 +21,7 @@ const schema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(4000),
   DATABASE_URL: z.string().min(1).default(DEFAULT_DATABASE_URL),
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
+  PG_WRITE_MODE: z.enum(WRITE_MODES).default('serialized'),
   LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
   SQLITE_BUSY_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
   POSTGRES_UNAVAILABLE_WAIT_MS: z.coerce.number().int().min(0).max(600_000).default(2_000),
@@ -104,6 +105,8 @@ export interface Config {
   database: DatabaseLocation;
   /** PostgreSQL only: reader connections per process (besides one writer and one LISTEN connection). */
   databasePoolSize: number;
+  /** PostgreSQL: PG_WRITE_MODE (decision 0009). */
+  writeMode: WriteMode;
   logLevel: (typeof LOG_LEVELS)[number];
   busyTimeoutMs: number;
   /** PostgreSQL only: how long, in all, a write waits for an unreachable server to come back before DATABASE_UNAVAILABLE. */
@@ -219,6 +222,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     port: values.PORT,
     database: databaseLocation(values.DATABASE_URL),
     databasePoolSize: values.DATABASE_POOL_SIZE,
+    writeMode: values.PG_WRITE_MODE,
     logLevel: values.LOG_LEVEL,
     busyTimeoutMs: values.SQLITE_BUSY_TIMEOUT_MS,
     unavailableWaitMs: values.POSTGRES_UNAVAILABLE_WAIT_MS,

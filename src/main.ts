@@ -24,6 +24,7 @@ async function main(): Promise<void> {
   const db = await openDatabase({
     location: config.database,
     poolSize: config.databasePoolSize,
+    writeMode: config.writeMode,
     busyTimeoutMs: config.busyTimeoutMs,
     unavailableWaitMs: config.unavailableWaitMs,
     connectTimeoutMs: config.connectTimeoutMs,
@@ -33,6 +34,14 @@ async function main(): Promise<void> {
   // one file share the machine's, floored so none stamps a change before one already recorded.
   const clock =
     db.dialect === 'postgresql' ? await databaseClock(db, logger) : flooredClock(db, systemClock, { maxLiftMs: SQLITE_MAX_LIFT_MS });
+  if (config.writeMode === 'sharded') {
+    logger.warn(
+      { writeMode: config.writeMode, dialect: db.dialect },
+      db.dialect === 'postgresql'
+        ? 'PG_WRITE_MODE=sharded is a prototype (decision 0009): review writes run without the global write lock; not for production'
+        : 'PG_WRITE_MODE applies to PostgreSQL only: SQLite serializes its writes whatever it says',
+    );
+  }
   const firstKey = config.bootstrapAdminKey ? await bootstrapAdminKey({ db, clock }) : null;
   const app = createApp({ db, clock, config, logger });
   limitConnections(app.server, config.connectionLimits, logger);

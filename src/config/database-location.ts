@@ -6,6 +6,13 @@ export const DEFAULT_DATABASE_URL = 'file:./data/leasehold.db';
 
 export type DatabaseLocation = { dialect: 'sqlite'; file: string } | { dialect: 'postgresql'; url: string };
 
+/**
+ * PG_WRITE_MODE, PostgreSQL only: `serialized` (the default, decision 0008), every write under one global
+ * lock; `sharded`, the prototype of decision 0009, whose review writes take row locks only.
+ */
+export const WRITE_MODES = ['serialized', 'sharded'] as const;
+export type WriteMode = (typeof WRITE_MODES)[number];
+
 const POSTGRES_URL = /^postgres(ql)?:\/\//i;
 /** A URL scheme (two letters or more, so a Windows drive letter is still a path). */
 const URL_SCHEME = /^([a-z][a-z0-9+.-]+):/i;

@@ -3,7 +3,7 @@
 // connections for everything else, which can only ever see committed data.
 
 import type pg from 'pg';
-import type { DatabaseLocation } from '../config/database-location.js';
+import type { DatabaseLocation, WriteMode } from '../config/database-location.js';
 import type { Clock } from '../domain/clock.js';
 import { type Prisma, PrismaClient } from '../generated/prisma/client.js';
 import { type EventTail, SqliteEventTail } from './event-tail.js';
@@ -22,7 +22,7 @@ import {
   WriterStatements,
 } from './tx-sql.js';
 import { DatabaseUnavailableError, isConnectionFailure, postgresUnavailableWait } from './unavailable.js';
-import { answered, type BatchAnswer, type CallAnswer, stampCall, WRITE_BATCH, type WriteCall } from './write-calls.js';
+import { answered, type BatchAnswer, type CallAnswer, stampCall, WRITE_BATCH, WRITE_BATCH_SHARDED, type WriteCall } from './write-calls.js';
 import { sqliteLockWait } from './write-lock.js';
 
 export type {
@@ -97,6 +97,8 @@ export interface DatabaseOptions {
   poolSize?: number;
   /** PostgreSQL: the longest one connection attempt may take (default DEFAULT_CONNECT_TIMEOUT_MS). */
   connectTimeoutMs?: number;
+  /** PostgreSQL: PG_WRITE_MODE (default `serialized`). */
+  writeMode?: WriteMode;
 }
 
 export interface Database {
@@ -159,6 +161,13 @@ const TAKE_WRITE_LOCK = 'UPDATE "Category" SET "name" = "name" WHERE 0';
  * a tail that has read up to id n can never later see a smaller id commit (decision 0008).
  */
 export const POSTGRES_WRITE_LOCK = 'SELECT pg_advisory_xact_lock(7415620002)';
+
+/**
+ * PG_WRITE_MODE=sharded: a write transaction's marker, taken before its first event id, which keeps the
+ * feed from delivering past an id still in flight (leasehold_feed_horizon, decision 0009). Interactive
+ * transactions still take the global lock as well: only the review writes (calls) run without it.
+ */
+export const POSTGRES_WRITE_MARKER = 'SELECT pg_advisory_xact_lock_shared(741562, leasehold_allocated_event_id())';
 
 /** The last committed event's time (the primary key's index: one row read). */
 
@@ -282,6 +291,7 @@ async function openPostgres(location: { dialect: 'postgresql'; url: string }, op
   await Promise.all([writer.$connect(), reader.$connect()]);
 
   const maxWait = options.maxWaitMs ?? 15_000;
+  const sharded = options.writeMode === 'sharded';
   const lockedListeners = new Set<(lastEventAt: Date | null) => void>();
   const holds = new LockHolds();
   return assemble(location, writer, reader, holds, {
@@ -300,6 +310,7 @@ async function openPostgres(location: { dialect: 'postgresql'; url: string }, op
             const sql = new PostgresTxSql(writerConnection);
             try {
               await sql.run(POSTGRES_WRITE_LOCK);
+              if (sharded) await sql.run(POSTGRES_WRITE_MARKER);
               lockedAt = performance.now();
               if (lockedListeners.size > 0) await announceLastEvent(sql, lockedListeners);
               const outcomes = await runJobs(tx, sql);
@@ -320,8 +331,8 @@ async function openPostgres(location: { dialect: 'postgresql'; url: string }, op
         throw error;
       }
     },
-    runCalls: postgresCalls(writerPool, lockedListeners, holds),
-    openTail: () => PostgresEventTail.open(location.url, connectTimeoutMs),
+    runCalls: postgresCalls(writerPool, lockedListeners, holds, sharded ? WRITE_BATCH_SHARDED : WRITE_BATCH),
+    openTail: () => PostgresEventTail.open(location.url, connectTimeoutMs, { sharded }),
     close: () => writerPool.end(),
     lockWait: postgresUnavailableWait(options.unavailableWaitMs),
   });
@@ -343,6 +354,7 @@ function postgresCalls(
   writerPool: pg.Pool,
   lockedListeners: ReadonlySet<(lastEventAt: Date | null) => void>,
   holds: LockHolds,
+  statement: typeof WRITE_BATCH | typeof WRITE_BATCH_SHARDED,
 ): CallRunner {
   return async (calls) => {
     const connection = await writerPool.connect();
@@ -358,7 +370,11 @@ function postgresCalls(
       const text = JSON.stringify((calls as StampableCall[]).map(({ fields, clock }) => stampCall(fields, clock)));
       const sentAt = performance.now();
       sent = true;
-      const result = await connection.query<{ answer: BatchAnswer }>({ name: 'leasehold_write', text: WRITE_BATCH, values: [text] });
+      const result = await connection.query<{ answer: BatchAnswer }>({
+        name: statement === WRITE_BATCH ? 'leasehold_write' : 'leasehold_write_sharded',
+        text: statement,
+        values: [text],
+      });
       const batch = result.rows[0]?.answer;
       if (!batch || batch.answers.length !== calls.length) throw new Error('leasehold_write answered no outcome for some of its calls.');
       const heldMs = performance.now() - sentAt - batch.lockWaitMs;

@@ -29,6 +29,11 @@ const types = postgresTypes;
 const QUERIES = {
   after: 'SELECT * FROM "Event" WHERE "id" > $1 ORDER BY "id" LIMIT $2',
   lastId: 'SELECT coalesce(max("id"), 0)::int AS "id" FROM "Event"',
+  // PG_WRITE_MODE=sharded: event ids commit out of order, so the feed reads only up to the horizon below
+  // which every id is settled, read first in a statement of its own (see leasehold_feed_horizon).
+  horizon: 'SELECT leasehold_feed_horizon() AS "id"',
+  afterBelow: 'SELECT * FROM "Event" WHERE "id" > $1 AND "id" <= $3 ORDER BY "id" LIMIT $2',
+  lastIdBelow: 'SELECT coalesce(max("id"), 0)::int AS "id" FROM "Event" WHERE "id" <= $1',
   items: 'SELECT * FROM "Item" WHERE "id" = ANY($1::int[])',
   nextExpiry: UNRECORDED_EXPIRIES_SQL,
   stats: numberPlaceholders(QUEUE_STATS_SQL),
@@ -59,10 +64,15 @@ export class PostgresEventTail implements EventTail {
   private constructor(
     private readonly url: string,
     private readonly connectTimeoutMs: number,
+    private readonly sharded: boolean,
   ) {}
 
-  static async open(url: string, connectTimeoutMs = DEFAULT_CONNECT_TIMEOUT_MS): Promise<PostgresEventTail> {
-    const tail = new PostgresEventTail(url, connectTimeoutMs);
+  static async open(
+    url: string,
+    connectTimeoutMs = DEFAULT_CONNECT_TIMEOUT_MS,
+    { sharded = false }: { sharded?: boolean } = {},
+  ): Promise<PostgresEventTail> {
+    const tail = new PostgresEventTail(url, connectTimeoutMs, sharded);
     await tail.connection();
     tail.dirty = false;
     return tail;
@@ -149,7 +159,15 @@ export class PostgresEventTail implements EventTail {
   }
 
   async latestSequence(): Promise<number> {
-    const [row] = await this.rows<{ id: number }>('lastId');
+    const [row] = this.sharded
+      ? await this.rows<{ id: number }>('lastIdBelow', [await this.horizon()])
+      : await this.rows<{ id: number }>('lastId');
+    return row?.id ?? 0;
+  }
+
+  /** PG_WRITE_MODE=sharded: the highest event id no transaction still running can take or commit. */
+  private async horizon(): Promise<number> {
+    const [row] = await this.rows<{ id: number }>('horizon');
     return row?.id ?? 0;
   }
 
@@ -161,7 +179,10 @@ export class PostgresEventTail implements EventTail {
    * events would never be delivered.
    */
   async eventsAfter(sequence: number, limit: number): Promise<Event[]> {
-    const events = (await this.rows<EventRow>('after', [sequence, limit])).map(eventFromRow);
+    const rows = this.sharded
+      ? await this.rows<EventRow>('afterBelow', [sequence, limit, await this.horizon()])
+      : await this.rows<EventRow>('after', [sequence, limit]);
+    const events = rows.map(eventFromRow);
     const ids = new Set(events.flatMap((event) => (event.itemId === null ? [] : [event.itemId])));
     this.prefetched = { ids, items: await this.readItems([...ids]) };
     return events;

@@ -119,3 +119,5 @@ export function answered(answer: CallAnswer): CallAnswer {
 
 /** The one statement a batch of calls is: pg sends it as a named prepared statement. */
 export const WRITE_BATCH = 'SELECT leasehold_write($1::jsonb) AS "answer"';
+/** The same in PG_WRITE_MODE=sharded: no global lock (see the migration sharded_write_mode). */
+export const WRITE_BATCH_SHARDED = 'SELECT leasehold_write($1::jsonb, TRUE) AS "answer"';

@@ -3,6 +3,7 @@
 // SQLite: the same answers, the same refusals, the same history rows byte for byte, the same items.
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WRITE_MODES } from '../../src/config/database-location.js';
 import { type Database, openDatabase } from '../../src/db/client.js';
 import { DatabaseUnavailableError } from '../../src/db/unavailable.js';
 import { WRITE_BATCH } from '../../src/db/write-calls.js';
@@ -136,12 +137,14 @@ async function rows(db: Database, table: 'Event' | 'Item'): Promise<Record<strin
   );
 }
 
-describe('write calls (PostgreSQL)', () => {
+// In both write modes (decision 0009): `sharded` runs the same functions without the global lock, its claims
+// picking with FOR UPDATE SKIP LOCKED; one writer at a time, they must write exactly the same.
+describe.each(WRITE_MODES)('write calls (PostgreSQL, PG_WRITE_MODE=%s) against their TypeScript forms', (writeMode) => {
   let database: TestDatabase;
   let postgres: Database;
   beforeAll(async () => {
     database = await createPostgresDatabase();
-    postgres = await openDatabase({ location: database.location });
+    postgres = await openDatabase({ location: database.location, writeMode });
   });
   afterAll(async () => {
     await postgres.close();
@@ -177,6 +180,19 @@ describe('write calls (PostgreSQL)', () => {
       await sqlite.close();
       file.cleanup();
     }
+  });
+});
+
+describe('write calls (PostgreSQL)', () => {
+  let database: TestDatabase;
+  let postgres: Database;
+  beforeAll(async () => {
+    database = await createPostgresDatabase();
+    postgres = await openDatabase({ location: database.location });
+  });
+  afterAll(async () => {
+    await postgres.close();
+    await database.cleanup();
   });
 
   it('a batch of them, and items added, are one statement on the writer connection: nothing else runs while it holds the write lock', async () => {

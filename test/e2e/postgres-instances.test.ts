@@ -6,6 +6,7 @@
 // serving. Then three fake-clock processes (the real app on a manual clock, moved together over IPC, as
 // one shared clock would move): each lapsed lease is recorded and announced exactly once across the three.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { WRITE_MODES } from '../../src/config/database-location.js';
 import { type Database, openDatabase } from '../../src/db/client.js';
 import { type TestDatabase, testDatabase } from '../support/database.js';
 import {
@@ -119,7 +120,8 @@ function errorLines(lines: readonly string[]): string[] {
   return lines.filter((line) => line.startsWith('{') && ((JSON.parse(line) as { level?: number }).level ?? 0) >= 50);
 }
 
-describe('three server processes on one PostgreSQL database', () => {
+// In both write modes (decision 0009): `sharded` runs the instances' claims and decisions without the global lock.
+describe.each(WRITE_MODES)('three server processes on one PostgreSQL database (PG_WRITE_MODE=%s)', (writeMode) => {
   const N = 40;
   const WORKERS = 12;
   let database: TestDatabase;
@@ -150,8 +152,8 @@ describe('three server processes on one PostgreSQL database', () => {
       { name: 'late', roles: ['REVIEWER'] },
     ]);
     for (const key of keys) people.set(key.name, key);
-    servers = await Promise.all([0, 1, 2].map(() => startServerProcess({}, { database })));
-    db = await openDatabase({ location: database.location });
+    servers = await Promise.all([0, 1, 2].map(() => startServerProcess({ PG_WRITE_MODE: writeMode }, { database })));
+    db = await openDatabase({ location: database.location, writeMode });
     await payload(servers[0]?.url as string, as('admin'), 'addCategories', 'AddCategoriesPayload', ADD_CATEGORIES, { names: ['alpha'] });
   });
   afterEach(async () => {

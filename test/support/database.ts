@@ -6,11 +6,20 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import type { DatabaseLocation } from '../../src/config/database-location.js';
+import type { DatabaseLocation, WriteMode } from '../../src/config/database-location.js';
 
 export type Backend = DatabaseLocation['dialect'];
 
 export const BACKEND: Backend = process.env.LEASEHOLD_TEST_BACKEND === 'postgresql' ? 'postgresql' : 'sqlite';
+
+/**
+ * PostgreSQL's write mode the tests run in (decision 0009): the project `postgresql-sharded` sets
+ * PG_WRITE_MODE for the files that must hold in both modes; every other file runs `serialized`.
+ */
+export const WRITE_MODE: WriteMode = process.env.PG_WRITE_MODE === 'sharded' ? 'sharded' : 'serialized';
+
+/** The write mode for a child process's environment (a server, the fake-clock server). */
+export const WRITE_MODE_ENV: Record<string, string> = { PG_WRITE_MODE: WRITE_MODE };
 
 /**
  * This run's databases share a prefix (vitest.config.ts picks the run id), so runs side by side on one

@@ -40,15 +40,16 @@ if ((!file && !process.env.DATABASE_URL) || !send) {
 }
 
 // The database and the rate limit settings, validated as the real server validates them.
-const { database, rateLimit, webhooks } = loadConfig({
+const { database, rateLimit, webhooks, writeMode } = loadConfig({
   DATABASE_URL: file ? `file:${file}` : process.env.DATABASE_URL,
+  PG_WRITE_MODE: process.env.PG_WRITE_MODE,
   RATE_LIMIT_PER_SECOND: process.env.RATE_LIMIT_PER_SECOND,
   RATE_LIMIT_BURST: process.env.RATE_LIMIT_BURST,
   WEBHOOKS: process.env.WEBHOOKS,
 });
 const clock = new ManualClock(Number(process.env.CLOCK_START ?? Date.UTC(2026, 10, 30, 9, 0, 0)));
 const logger = createLogger(process.env.LOG_LEVEL ?? 'warn', pino.destination({ dest: 2, sync: true }));
-const db = await openDatabase({ location: database, synchronous: 'NORMAL' });
+const db = await openDatabase({ location: database, synchronous: 'NORMAL', writeMode });
 const app = createApp({
   db,
   clock,

@@ -10,6 +10,7 @@ import { type Database, openDatabase } from '../../src/db/client.js';
 import type { Role } from '../../src/domain/access.js';
 import { systemClock } from '../../src/domain/clock.js';
 import { createApiKey } from '../../src/services/api-keys.js';
+import { WRITE_MODE, WRITE_MODE_ENV } from './database.js';
 import type { AdvancedMessage, AdvanceMessage, StopMessage } from './fake-clock-server.js';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -62,7 +63,7 @@ function parse(line: string): Record<string, unknown> | null {
 export function spawnServer(env: Record<string, string>, options: { cwd?: string } = {}): ServerProcess {
   const child = spawn(process.execPath, ['--import', TSX_LOADER, MAIN], {
     cwd: options.cwd ?? ROOT,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...WRITE_MODE_ENV, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const stdout: string[] = [];
@@ -157,7 +158,7 @@ export function databaseUrlOf(database: DatabaseRef): string {
 
 /** Opens `database` in this process (migrating it if new), runs `work`, and closes it again. */
 export async function withDatabase<T>(database: DatabaseRef, work: (db: Database) => Promise<T>): Promise<T> {
-  const db = await openDatabase({ location: locationOf(database), synchronous: 'NORMAL' });
+  const db = await openDatabase({ location: locationOf(database), synchronous: 'NORMAL', writeMode: WRITE_MODE });
   try {
     return await work(db);
   } finally {
@@ -291,6 +292,7 @@ export async function startFakeClockServer(
       HOME: process.env.HOME ?? '',
       DATABASE_URL: databaseUrlOf(database),
       CLOCK_START: String(options.clockStart ?? CLOCK_START),
+      ...WRITE_MODE_ENV,
       ...options.env,
     },
     stdio: ['ignore', 'pipe', 'pipe', 'ipc'],

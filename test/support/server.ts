@@ -9,7 +9,7 @@ import type { Role } from '../../src/domain/access.js';
 import { ManualClock } from '../../src/domain/clock.js';
 import { createLogger } from '../../src/logger.js';
 import { createApiKey } from '../../src/services/api-keys.js';
-import { type TestDatabase, testDatabase } from './database.js';
+import { type TestDatabase, testDatabase, WRITE_MODE } from './database.js';
 
 type Gql = <TResult, TVariables>(
   document: TypedDocumentNode<TResult, TVariables>,
@@ -80,7 +80,7 @@ export async function startTestServer(
       done();
     },
   });
-  const db = await openDatabase({ location, synchronous: 'NORMAL' });
+  const db = await openDatabase({ location, synchronous: 'NORMAL', writeMode: WRITE_MODE });
   const app = createApp({
     db,
     clock,
