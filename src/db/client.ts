@@ -22,7 +22,16 @@ import {
   WriterStatements,
 } from './tx-sql.js';
 import { DatabaseUnavailableError, isConnectionFailure, postgresUnavailableWait } from './unavailable.js';
-import { answered, type BatchAnswer, type CallAnswer, stampCall, WRITE_BATCH, WRITE_BATCH_SHARDED, type WriteCall } from './write-calls.js';
+import {
+  answered,
+  type BatchAnswer,
+  type CallAnswer,
+  stampCall,
+  WRITE_BATCH,
+  WRITE_BATCH_SHARDED,
+  type WriteCall,
+  WriteCallError,
+} from './write-calls.js';
 import { sqliteLockWait } from './write-lock.js';
 
 export type {
@@ -170,6 +179,10 @@ export const POSTGRES_WRITE_LOCK = 'SELECT pg_advisory_xact_lock(7415620002)';
 export const POSTGRES_WRITE_MARKER = 'SELECT pg_advisory_xact_lock_shared(741562, leasehold_allocated_event_id())';
 
 /** The last committed event's time (the primary key's index: one row read). */
+
+/** How often a call that lost a deadlock (PG_WRITE_MODE=sharded) is sent, in all. */
+const MAX_CALL_ATTEMPTS = 5;
+const DEADLOCK_DETECTED = '40P01';
 
 /** Longest a PostgreSQL write transaction may sit idle (waiting on its process) before the server ends it. */
 export const IDLE_WRITER_TIMEOUT_MS = 30_000;
@@ -472,7 +485,17 @@ function assemble(
       const { fields, clock, answer } = operation.call;
       // Its time is read as its batch is sent (stampCall), as late as the instance can.
       const call: StampableCall = { fields, clock };
-      return answer((await commits.submitCall(call)) as CallAnswer);
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return answer((await commits.submitCall(call)) as CallAnswer);
+        } catch (error) {
+          // PG_WRITE_MODE=sharded: batches on different instances lock rows in different orders, and
+          // PostgreSQL breaks a deadlock by failing one operation (its subtransaction: nothing of it was
+          // written). Sent again in a later batch, after the other has committed, it goes through.
+          if (attempt < MAX_CALL_ATTEMPTS && error instanceof WriteCallError && error.code === DEADLOCK_DETECTED) continue;
+          throw error;
+        }
+      }
     },
     onLockHeld: (listener) => holds.listen(listener),
     onCommit(listener) {

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WRITE_MODES } from '../../src/config/database-location.js';
 import { type Database, openDatabase } from '../../src/db/client.js';
 import { DatabaseUnavailableError } from '../../src/db/unavailable.js';
-import { WRITE_BATCH } from '../../src/db/write-calls.js';
+import { type BatchAnswer, WRITE_BATCH, WRITE_BATCH_SHARDED } from '../../src/db/write-calls.js';
 import { ManualClock } from '../../src/domain/clock.js';
 import { DomainError } from '../../src/domain/errors.js';
 import { createApiKey, touchApiKey } from '../../src/services/api-keys.js';
@@ -354,5 +354,71 @@ describe('write calls (PostgreSQL)', () => {
     } finally {
       await slow.drop();
     }
+  });
+});
+
+describe('write calls (PostgreSQL, PG_WRITE_MODE=sharded) across instances', () => {
+  let database: TestDatabase;
+  let instances: Database[];
+  beforeAll(async () => {
+    database = await createPostgresDatabase();
+    instances = await Promise.all([1, 2].map(() => openDatabase({ location: database.location, writeMode: 'sharded' })));
+  });
+  afterAll(async () => {
+    await Promise.all(instances.map((db) => db.close()));
+    await database.cleanup();
+  });
+
+  it('two batches that lock the same items in opposite orders deadlock; the operation PostgreSQL fails is sent again and goes through', async () => {
+    const [one, two] = instances as [Database, Database];
+    const clock = new ManualClock(START);
+    const on = (db: Database): ServiceDeps => ({ db, clock });
+    await addCategories(on(one), who('admin'), ['locks']);
+    for (const recordId of ['a', 'b'])
+      await addItem(on(one), who('agent'), { batchId: 'locks', recordId, proposedCategory: 'locks', reason: 'r' });
+    const a = await claimItem(on(one), who('alice'), { batchId: 'locks' });
+    const b = await claimItem(on(one), who('alice'), { batchId: 'locks' });
+    // A renewal holds its item's row for 300 ms (a BEFORE UPDATE trigger takes the row lock, then sleeps), so
+    // each instance's batch holds its first item while it asks for its second: the other instance's first.
+    await withPostgres(database.url, async (client) => {
+      await client.query(`CREATE FUNCTION slow_renewal() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+          IF NEW."leaseExpiresAt" > OLD."leaseExpiresAt" THEN PERFORM pg_sleep(0.3); END IF;
+          RETURN NEW;
+        END $$`);
+      await client.query('CREATE TRIGGER slow_renewal BEFORE UPDATE ON "Item" FOR EACH ROW EXECUTE FUNCTION slow_renewal()');
+    });
+    // What each batch statement answered: the operation PostgreSQL chose to fail, and its second sending.
+    const answers: BatchAnswer[] = [];
+    const query = pg.Client.prototype.query;
+    pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+      const result = (query as (...rest: unknown[]) => unknown).apply(this, args);
+      if ((args[0] as { text?: string })?.text === WRITE_BATCH_SHARDED)
+        void (result as Promise<pg.QueryResult>).then(
+          (answer) => answers.push(answer.rows[0]?.answer),
+          () => {},
+        );
+      return result;
+    } as typeof query;
+    clock.advance(1_000);
+    const renew = (db: Database, token: string) => renewLease(on(db), who('alice'), { token, leaseSeconds: 600 });
+    try {
+      // Each pair is one batch (group commit gathers what is submitted in the same turn).
+      const renewed = await Promise.all([
+        renew(one, a?.token as string),
+        renew(one, b?.token as string),
+        renew(two, b?.token as string),
+        renew(two, a?.token as string),
+      ]);
+      expect(renewed.map((item) => item.recordId)).toEqual(['a', 'b', 'b', 'a']);
+    } finally {
+      pg.Client.prototype.query = query;
+    }
+    const failed = answers.flatMap((batch) => batch.answers.filter((answer) => answer.error));
+    expect(failed.map((answer) => answer.error?.sqlstate)).toEqual(['40P01']);
+    // The two batches, then the failed operation alone again.
+    expect(answers.map((batch) => batch.answers.length)).toEqual([2, 2, 1]);
+    const events = await one.query<{ n: bigint }>(`SELECT count(*) AS n FROM "Event" WHERE "type" = 'LEASE_RENEWED'`);
+    expect(Number(events[0]?.n)).toBe(4);
   });
 });
