@@ -111,17 +111,30 @@ function mutationRootFields(args: ExecuteArgs): Map<string, FieldNode> {
   const root = args.schema.getMutationType();
   if (operation?.operation !== 'mutation' || !root) return fields;
   // Invalid variables fail the whole operation before anything runs; the caller is still refused for a
-  // field it may not use first, so then every field a directive could include is collected.
-  const coerced = getVariableValues(args.schema, operation.variableDefinitions ?? [], args.variableValues ?? {});
-  const variables = coerced.errors ? null : coerced.coerced;
+  // field it may not use first, so then every field a directive could include is collected. Coerced only
+  // for a selection with a directive: coercing them is graphql-js's work over every value (addItems' 500
+  // inputs, twice over with execution's own), and most operations have none.
+  let variables: Record<string, unknown> | null | undefined;
+  const coercedVariables = () => {
+    if (variables === undefined) {
+      const coerced = getVariableValues(args.schema, operation.variableDefinitions ?? [], args.variableValues ?? {});
+      variables = coerced.errors ? null : coerced.coerced;
+    }
+    return variables;
+  };
   const fragments = new Map<string, FragmentDefinitionNode>();
   for (const definition of args.document.definitions) {
     if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
   }
-  const included = (node: Parameters<typeof getDirectiveValues>[1]) =>
-    variables === null ||
-    (getDirectiveValues(GraphQLSkipDirective, node, variables)?.if !== true &&
-      getDirectiveValues(GraphQLIncludeDirective, node, variables)?.if !== false);
+  const included = (node: Parameters<typeof getDirectiveValues>[1]) => {
+    if (!node.directives?.length) return true;
+    const values = coercedVariables();
+    return (
+      values === null ||
+      (getDirectiveValues(GraphQLSkipDirective, node, values)?.if !== true &&
+        getDirectiveValues(GraphQLIncludeDirective, node, values)?.if !== false)
+    );
+  };
   const applies = (typeCondition: NamedTypeNode | undefined) => {
     if (!typeCondition) return true;
     const condition = args.schema.getType(typeCondition.name.value);
