@@ -30,7 +30,8 @@ export type WriteCall =
   | ({ op: 'release'; reason: string | null } & LeaseHolder)
   | ({ op: 'decide'; decision: 'ACCEPTED' | 'CORRECTED' | 'REJECTED'; correction: string | null } & LeaseHolder)
   | { op: 'addItems'; actor: string; items: { batchId: string; recordId: string; proposedCategory: string; reason: string }[] }
-  | { op: 'touchKey'; id: number; at: string };
+  | { op: 'touchKey'; id: number; at: string }
+  | { op: 'recordLapses'; limit: number };
 
 /** Why an item was not added (addItems), as the TypeScript form's DomainError codes. */
 export type AddRefusal = 'UNKNOWN_CATEGORY' | 'CATEGORY_RETIRED' | 'DUPLICATE_ITEM';
@@ -62,6 +63,8 @@ export interface CallAnswer {
   category?: { proposedCategory: string; exists: boolean; retired: boolean };
   /** addItems: one outcome per item given, in order. */
   added?: ({ item: JsonItem } | { refusal: AddRefusal })[];
+  /** recordLapses: how many lapses it recorded. */
+  recorded?: number;
   /** The operation failed in the database; its statements were rolled back. */
   error?: { sqlstate: string; message: string };
 }
@@ -119,5 +122,5 @@ export function answered(answer: CallAnswer): CallAnswer {
 
 /** The one statement a batch of calls is: pg sends it as a named prepared statement. */
 export const WRITE_BATCH = 'SELECT leasehold_write($1::jsonb) AS "answer"';
-/** The same in PG_WRITE_MODE=sharded: no global lock (see the migration sharded_write_mode). */
+/** The same in PG_WRITE_MODE=sharded: no global lock (see the migration sharded_writes_and_lapse_sweeps). */
 export const WRITE_BATCH_SHARDED = 'SELECT leasehold_write($1::jsonb, TRUE) AS "answer"';

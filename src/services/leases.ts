@@ -257,12 +257,22 @@ async function recordOverlongLeases(sql: TxSql, now: Date, limit: number): Promi
 
 /** Records every lease that has lapsed (or is overlong) by now and is not recorded yet (at most `limit`). Returns how many. */
 export async function recordLapsedLeases(deps: ServiceDeps, limit = 200): Promise<number> {
-  return deps.db.write(async (_tx, sql) => {
-    const now = deps.clock.now();
-    let recorded = await recordOverlongLeases(sql, now, limit);
-    for (const item of await lapsedUnrecorded(sql, now, limit - recorded)) {
-      if ((await recordLapse(sql, item, now)).leaseExpiryRecorded) recorded += 1;
-    }
-    return recorded;
+  return deps.db.perform({
+    work: async (_tx, sql) => {
+      const now = deps.clock.now();
+      let recorded = await recordOverlongLeases(sql, now, limit);
+      for (const item of await lapsedUnrecorded(sql, now, limit - recorded)) {
+        if ((await recordLapse(sql, item, now)).leaseExpiryRecorded) recorded += 1;
+      }
+      return recorded;
+    },
+    call: {
+      fields: { op: 'recordLapses', limit },
+      clock: deps.clock,
+      answer: (answer) => {
+        if (answer.recorded === undefined) throw new Error('The write call answered no count of lapses recorded.');
+        return answer.recorded;
+      },
+    },
   });
 }

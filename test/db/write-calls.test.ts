@@ -14,7 +14,7 @@ import { addCategories, retireCategory } from '../../src/services/categories.js'
 import type { Actor, ServiceDeps } from '../../src/services/context.js';
 import { decideItem } from '../../src/services/decisions.js';
 import { addItem, addItems } from '../../src/services/items.js';
-import { claimItem, releaseLease, renewLease } from '../../src/services/leases.js';
+import { claimItem, recordLapsedLeases, releaseLease, renewLease } from '../../src/services/leases.js';
 import { createPostgresDatabase, type TestDatabase, tempDatabaseFile, withPostgres } from '../support/database.js';
 
 const START = Date.UTC(2026, 11, 3, 9, 0, 0);
@@ -118,6 +118,29 @@ async function script(db: Database): Promise<Outcome[]> {
   await step(() => decideItem(deps, who('erin'), { token: tokens.erin as string, decision: 'ACCEPTED' }));
   clock.set(START + 3 * 3_600_000);
   for (const name of ['g', 'h', 'i', 'j']) await claim(name);
+  // The expiry sweep: an overlong lease first, then lapsed ones soonest first, at most `limit` a sweep.
+  const sweep = async (limit: number) => outcomes.push(`swept ${await recordLapsedLeases(deps, limit)}`);
+  await addItems(
+    deps,
+    who('agent'),
+    ['k', 'l', 'm', 'n'].map((recordId) => ({ batchId: 'sweep', recordId, proposedCategory: 'ham', reason: 'sweep' })),
+  );
+  const swept = clock.now().getTime();
+  for (const [name, leaseSeconds] of [
+    ['k', 62],
+    ['l', 60],
+    ['m', 61],
+    ['n', 3600],
+  ] as const) {
+    await claim(name, { batchId: 'sweep', leaseSeconds });
+    clock.advance(1);
+  }
+  clock.set(swept - 1_000_000); // n's lease now runs past the longest one can: overlong
+  await sweep(5);
+  clock.set(swept + 100_000); // k, l and m have lapsed: l first, then m
+  await sweep(2);
+  await sweep(2);
+  await sweep(2);
   return outcomes;
 }
 
@@ -158,6 +181,13 @@ describe.each(WRITE_MODES)('write calls (PostgreSQL, PG_WRITE_MODE=%s) against t
       const expected = await script(sqlite);
       const actual = await script(postgres);
       expect(actual).toEqual(expected);
+      // The sweeps recorded an overlong lease, then two lapsed ones, one and none (limit 2).
+      expect(expected.filter((outcome) => typeof outcome === 'string' && outcome.startsWith('swept'))).toEqual([
+        'swept 1',
+        'swept 2',
+        'swept 1',
+        'swept 0',
+      ]);
       // Every refusal of the script was met, so the comparison covers them.
       for (const code of [
         'CLAIM_EXPIRED',
@@ -195,7 +225,7 @@ describe('write calls (PostgreSQL)', () => {
     await database.cleanup();
   });
 
-  it('a batch of them, and items added, are one statement on the writer connection: nothing else runs while it holds the write lock', async () => {
+  it('a batch of them, items added, a key used and the expiry sweep are one statement on the writer connection: nothing else runs while it holds the write lock', async () => {
     const clock = new ManualClock(START + 10 * 3_600_000);
     const deps: ServiceDeps = { db: postgres, clock };
     await addCategories(deps, who('admin'), ['lock']);
@@ -243,6 +273,11 @@ describe('write calls (PostgreSQL)', () => {
             : releaseLease(deps, reviewers[i] as Actor, { token: claim?.token as string }),
         ),
       );
+      // The expiry sweep, once a lease has lapsed (a new claim's, 60 s on).
+      const lapsing = await claimItem(deps, who('late'), { batchId: 'lock', leaseSeconds: 60 });
+      expect(lapsing).not.toBeNull();
+      clock.advance(61_000);
+      expect(await recordLapsedLeases(deps)).toBe(1);
     } finally {
       pg.Client.prototype.query = query;
       stop();
@@ -252,7 +287,7 @@ describe('write calls (PostgreSQL)', () => {
     // Fewer statements than operations: concurrent operations share one.
     expect(sent.length).toBeLessThan(40);
     expect(held.every((hold) => hold.form === 'statement')).toBe(true);
-    expect(held.reduce((sum, hold) => sum + hold.writes, 0)).toBe(12 + 1 + 3 + 24);
+    expect(held.reduce((sum, hold) => sum + hold.writes, 0)).toBe(12 + 1 + 3 + 24 + 2);
   });
 
   /** A trigger that makes the first insert into "Item" from now on take `seconds`, and says how often it ran. */
@@ -416,8 +451,8 @@ describe('write calls (PostgreSQL, PG_WRITE_MODE=sharded) across instances', () 
     }
     const failed = answers.flatMap((batch) => batch.answers.filter((answer) => answer.error));
     expect(failed.map((answer) => answer.error?.sqlstate)).toEqual(['40P01']);
-    // The two batches, then the failed operation alone again.
-    expect(answers.map((batch) => batch.answers.length)).toEqual([2, 2, 1]);
+    // The four renewals, and the one that failed sent again.
+    expect(answers.reduce((sent, batch) => sent + batch.answers.length, 0)).toBe(5);
     const events = await one.query<{ n: bigint }>(`SELECT count(*) AS n FROM "Event" WHERE "type" = 'LEASE_RENEWED'`);
     expect(Number(events[0]?.n)).toBe(4);
   });

@@ -1,3 +1,4 @@
+-- Two things. The expiry sweep becomes a write call too ("leasehold_record_lapses", below). And
 -- PG_WRITE_MODE=sharded (decision 0009): a prototype of writes without the global lock, kept behind
 -- a flag; `serialized` (decision 0008) stays the default. In it, `leasehold_write(ops, TRUE)` takes no
 -- global lock: claims pick with FOR UPDATE SKIP LOCKED, renew/release/decide are conditional writes of
@@ -112,6 +113,39 @@ BEGIN
 END
 $$;
 
+-- recordLapsedLeases (the expiry announcer's sweep), one operation too: overlong leases first (furthest
+-- first), then lapsed ones (soonest first), at most `limit` in all, each recorded once by the conditional
+-- write of "leasehold_record_lapse". Answers how many it recorded. The same as services/leases.ts.
+CREATE FUNCTION "leasehold_record_lapses"(op JSONB, now_at TIMESTAMP(3)) RETURNS JSONB
+LANGUAGE plpgsql AS $$
+DECLARE
+  longest TIMESTAMP(3) := now_at + "leasehold_ms"((op->>'longestMs')::float8);
+  most INTEGER := (op->>'limit')::int;
+  candidate "Item";
+  recorded INTEGER := 0;
+BEGIN
+  FOR candidate IN
+    SELECT * FROM "Item"
+    WHERE "leaseExpiryRecorded" = FALSE AND "leaseExpiresAt" > longest AND "status" = 'PENDING' AND "leaseTokenHash" IS NOT NULL
+    ORDER BY "leaseExpiresAt" DESC LIMIT most
+  LOOP
+    IF ("leasehold_record_lapse"(candidate, now_at, longest))."leaseExpiryRecorded" THEN
+      recorded := recorded + 1;
+    END IF;
+  END LOOP;
+  FOR candidate IN
+    SELECT * FROM "Item"
+    WHERE "leaseExpiryRecorded" = FALSE AND "leaseExpiresAt" IS NOT NULL AND "leaseExpiresAt" <= now_at
+    ORDER BY "leaseExpiresAt" LIMIT most - recorded
+  LOOP
+    IF ("leasehold_record_lapse"(candidate, now_at, longest))."leaseExpiryRecorded" THEN
+      recorded := recorded + 1;
+    END IF;
+  END LOOP;
+  RETURN jsonb_build_object('recorded', recorded);
+END
+$$;
+
 DROP FUNCTION "leasehold_write"(JSONB);
 
 CREATE FUNCTION "leasehold_write"(ops JSONB, sharded BOOLEAN DEFAULT FALSE) RETURNS JSONB
@@ -146,6 +180,7 @@ BEGIN
         WHEN 'decide' THEN "leasehold_decide"(op, now_at)
         WHEN 'addItems' THEN "leasehold_add_items"(op, now_at)
         WHEN 'touchKey' THEN "leasehold_touch_key"(op)
+        WHEN 'recordLapses' THEN "leasehold_record_lapses"(op, now_at)
       END;
       IF answer IS NULL THEN
         RAISE EXCEPTION 'unknown write operation: %', op->>'op' USING ERRCODE = '22023';
