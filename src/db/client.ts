@@ -178,8 +178,6 @@ export const POSTGRES_WRITE_LOCK = 'SELECT pg_advisory_xact_lock(7415620002)';
  */
 export const POSTGRES_WRITE_MARKER = 'SELECT pg_advisory_xact_lock_shared(741562, leasehold_allocated_event_id())';
 
-/** The last committed event's time (the primary key's index: one row read). */
-
 /** How often a call that lost a deadlock (PG_WRITE_MODE=sharded) is sent, in all. */
 const MAX_CALL_ATTEMPTS = 5;
 const DEADLOCK_DETECTED = '40P01';
@@ -344,7 +342,7 @@ async function openPostgres(location: { dialect: 'postgresql'; url: string }, op
         throw error;
       }
     },
-    runCalls: postgresCalls(writerPool, lockedListeners, holds, sharded ? WRITE_BATCH_SHARDED : WRITE_BATCH),
+    runCalls: postgresCalls(writerPool, lockedListeners, holds, sharded),
     openTail: () => PostgresEventTail.open(location.url, connectTimeoutMs, { sharded }),
     close: () => writerPool.end(),
     lockWait: postgresUnavailableWait(options.unavailableWaitMs),
@@ -367,8 +365,11 @@ function postgresCalls(
   writerPool: pg.Pool,
   lockedListeners: ReadonlySet<(lastEventAt: Date | null) => void>,
   holds: LockHolds,
-  statement: typeof WRITE_BATCH | typeof WRITE_BATCH_SHARDED,
+  sharded: boolean,
 ): CallRunner {
+  const statement = sharded
+    ? { name: 'leasehold_write_sharded', text: WRITE_BATCH_SHARDED }
+    : { name: 'leasehold_write', text: WRITE_BATCH };
   return async (calls) => {
     const connection = await writerPool.connect();
     let failed: unknown = null;
@@ -383,11 +384,7 @@ function postgresCalls(
       const text = JSON.stringify((calls as StampableCall[]).map(({ fields, clock }) => stampCall(fields, clock)));
       const sentAt = performance.now();
       sent = true;
-      const result = await connection.query<{ answer: BatchAnswer }>({
-        name: statement === WRITE_BATCH ? 'leasehold_write' : 'leasehold_write_sharded',
-        text: statement,
-        values: [text],
-      });
+      const result = await connection.query<{ answer: BatchAnswer }>({ ...statement, values: [text] });
       const batch = result.rows[0]?.answer;
       if (!batch || batch.answers.length !== calls.length) throw new Error('leasehold_write answered no outcome for some of its calls.');
       const heldMs = performance.now() - sentAt - batch.lockWaitMs;
