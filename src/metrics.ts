@@ -3,12 +3,11 @@
 // process metrics. One registry per app, so several apps in one process (tests) keep separate numbers.
 
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
-import type { Database } from './db/client.js';
+import type { Database, Event } from './db/client.js';
 import type { DatabaseClock } from './db/database-clock.js';
 import type { Clock } from './domain/clock.js';
 import { PROPOSAL_STATES, type ProposalState } from './domain/proposal.js';
 import { eventLoopDelayHistogram } from './event-loop-delay.js';
-import type { FeedEvent } from './events/feed.js';
 import { historyPageWork } from './events/history-pages.js';
 import type { Live } from './events/live.js';
 import { streamWork } from './events/streams.js';
@@ -235,7 +234,7 @@ export class Metrics {
   }
 
   /** Feed listener: counts decisions, their holding times, lease lapses and proposal outcomes, once per event. */
-  onEvents = (events: readonly FeedEvent[]): void => {
+  onEvents = (events: readonly Event[]): void => {
     for (const event of events) {
       if (event.type === 'LEASE_EXPIRED') this.expiries.inc();
       else if (event.type === 'PROPOSAL_EXPIRED') this.proposalExpiries.inc();

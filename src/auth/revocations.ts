@@ -1,8 +1,8 @@
 // API key revocations read from the event feed, so a key revoked by any process stops working in this one.
-import type { FeedListener } from '../events/feed.js';
+import type { FeedObserver } from '../events/feed.js';
 
-/** A feed listener that calls `revoked` with the id of each API key the batch revokes. */
-export function onKeyRevoked(revoked: (keyId: number) => void): FeedListener {
+/** A feed observer that calls `revoked` with the id of each API key the batch revokes. */
+export function onKeyRevoked(revoked: (keyId: number) => void): FeedObserver {
   return (events) => {
     for (const event of events) {
       if (event.type !== 'API_KEY_REVOKED') continue;

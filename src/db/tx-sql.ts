@@ -102,11 +102,12 @@ export class SqliteTxSql implements TxSql {
   }
 
   async all<Row>(sql: string, ...params: SqlValue[]): Promise<Row[]> {
-    return this.statement(sql).all(...params.map(sqliteValue)) as Row[];
+    // One array, not a spread: a multi-row insert binds hundreds of values.
+    return this.statement(sql).all(params.map(sqliteValue)) as Row[];
   }
 
   async run(sql: string, ...params: SqlValue[]): Promise<number> {
-    return this.statement(sql).run(...params.map(sqliteValue)).changes;
+    return this.statement(sql).run(params.map(sqliteValue)).changes;
   }
 }
 

@@ -40,7 +40,7 @@ export function validateText(value: string, field: string, maxLength: number): s
     throw new DomainError('INVALID_TEXT', `${field} must be non-empty text without leading or trailing whitespace.`, field);
   }
   // Length counts Unicode code points, as Python's len() does in seed A.
-  if ([...value].length > maxLength) {
+  if (value.length > maxLength && [...value].length > maxLength) {
     throw new DomainError('INVALID_TEXT', `${field} must be at most ${maxLength} characters.`, field);
   }
   if (CONTROL_CHARACTER.test(value)) {

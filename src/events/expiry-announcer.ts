@@ -1,12 +1,13 @@
 // Announces lease expiry when it happens: one timer, armed for the earliest unrecorded expiry and
 // re-armed whenever leases change. When it fires, lapsed leases are recorded as LEASE_EXPIRED
 // (exactly once across processes: see recordLapse). Claims never depend on this having run.
+
+import type { Event } from '../db/client.js';
 import type { EventTail } from '../db/event-tail.js';
 import type { Clock, Timer } from '../domain/clock.js';
 import type { Logger } from '../logger.js';
 import type { ServiceDeps } from '../services/context.js';
 import { recordLapsedLeases } from '../services/leases.js';
-import type { FeedEvent } from './feed.js';
 
 const BATCH = 200;
 const LEASE_CHANGES = new Set(['LEASE_CLAIMED', 'LEASE_RENEWED', 'LEASE_RELEASED', 'LEASE_EXPIRED', 'ITEM_DECIDED']);
@@ -38,7 +39,7 @@ export class ExpiryAnnouncer {
   }
 
   /** Feed listener: any lease change may move the earliest expiry. */
-  onEvents = (events: readonly FeedEvent[]): void => {
+  onEvents = (events: readonly Event[]): void => {
     if (events.some((event) => LEASE_CHANGES.has(event.type))) this.arm();
   };
 

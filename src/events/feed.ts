@@ -13,6 +13,9 @@ export interface FeedEvent extends Event {
 
 export type FeedListener = (events: readonly FeedEvent[]) => void;
 
+/** The server's own followers take the rows alone: none needs the items, read only for subscribers. */
+export type FeedObserver = (events: readonly Event[]) => void;
+
 export interface FeedOptions {
   /** How often to look for commits by other processes (PRAGMA data_version costs microseconds). */
   pollIntervalMs?: number;
@@ -60,7 +63,7 @@ export const LAGGARD_WAIT_MS = 2_000;
 export class EventFeed {
   private readonly listeners = new Set<FeedListener>();
   /** The server's own followers (see observe): each page at once, whole, before the subscribers' fan-out. */
-  private readonly observers = new Set<FeedListener>();
+  private readonly observers = new Set<FeedObserver>();
   private position = 0;
   private timer: NodeJS.Timeout | null = null;
   /** The pass reading and delivering now, if any. */
@@ -138,7 +141,7 @@ export class EventFeed {
    * a third of the loop and can take minutes (a key revoked meanwhile would keep working; a lease claimed
    * meanwhile would have its expiry announced late). Each page goes to them whole, once, before the slices.
    */
-  observe(observer: FeedListener): () => void {
+  observe(observer: FeedObserver): () => void {
     this.observers.add(observer);
     return () => this.observers.delete(observer);
   }
@@ -185,10 +188,13 @@ export class EventFeed {
   }
 
   private async deliver(events: Event[]): Promise<void> {
+    this.handOver(events, this.observers);
+    // With no subscriber the items are not read at all (a bulk intake nobody watches).
+    if (this.listeners.size === 0) return;
     const itemIds = [...new Set(events.flatMap((event) => (event.itemId === null ? [] : [event.itemId])))];
     const items = await this.tail.itemsById(itemIds);
+    if (this.stopped) return;
     const delivered = events.map((event) => ({ ...event, itemSnapshot: event.itemId === null ? null : (items.get(event.itemId) ?? null) }));
-    this.handOver(delivered, this.observers);
     const burst = delivered.length >= BURST_EVENTS;
     const budget = this.options.sliceBudgetMs ?? (burst ? BURST_SLICE_BUDGET_MS : SLICE_BUDGET_MS);
     /** Listener work since the burst's frames were last written. */
@@ -268,7 +274,7 @@ export class EventFeed {
     return spent;
   }
 
-  private handOver(events: readonly FeedEvent[], listeners: Iterable<FeedListener>): void {
+  private handOver<E extends Event>(events: readonly E[], listeners: Iterable<(events: readonly E[]) => void>): void {
     for (const listener of listeners) {
       try {
         listener(events);

@@ -3,17 +3,18 @@
 // re-armed whenever proposal events arrive. Recording is exactly once across processes (the service
 // moves each proposal with a compare-and-set inside the write lock), so several servers on one file
 // may all run this.
+
+import type { Event } from '../db/client.js';
 import type { Timer } from '../domain/clock.js';
 import type { Logger } from '../logger.js';
 import { nextProposalDeadline, type ProposalDeps, recordProposalDeadlines } from '../services/proposals/index.js';
-import type { FeedEvent } from './feed.js';
 
 const BATCH = 200;
 /** After a failure, or when the database says something is due that the service will not record. */
 const RETRY_MS = 1_000;
 
 /** Events that can move the next proposal deadline (submissions, claims, approvals, executions …). */
-export function isProposalEvent(event: Pick<FeedEvent, 'type' | 'proposalId'>): boolean {
+export function isProposalEvent(event: Pick<Event, 'type' | 'proposalId'>): boolean {
   return event.proposalId !== null || event.type.startsWith('PROPOSAL_') || event.type.startsWith('EXECUTION_');
 }
 
@@ -43,7 +44,7 @@ export class ProposalAnnouncer {
   }
 
   /** Feed listener: any proposal change may move the next deadline. */
-  onEvents = (events: readonly FeedEvent[]): void => {
+  onEvents = (events: readonly Event[]): void => {
     if (events.some(isProposalEvent)) this.request();
   };
 

@@ -1,10 +1,11 @@
 // How long decided proposals waited for their review decision, kept sorted in memory so the wait
 // quantiles of proposalStats cost O(1) per call: loaded once at start, then folded from the event feed
 // (a decision by any process or instance arrives there), never recomputed from the history per call.
+
+import type { Event } from '../db/client.js';
 import type { Logger } from '../logger.js';
 import type { ServiceDeps } from '../services/context.js';
 import { DECISION_EVENTS, decidedWaits, type ProposalWaitTimes, type WaitTimesSource, waitQuantiles } from '../services/proposal-stats.js';
-import type { FeedEvent } from './feed.js';
 
 const DECISIONS: ReadonlySet<string> = new Set(DECISION_EVENTS);
 
@@ -33,7 +34,7 @@ export class ProposalWaits implements WaitTimesSource {
   }
 
   /** Feed listener. */
-  onEvents = (events: readonly FeedEvent[]): void => {
+  onEvents = (events: readonly Event[]): void => {
     const decided = events.filter((event) => DECISIONS.has(event.type) && event.proposalId !== null);
     const through = events.at(-1)?.id;
     if (through === undefined) return;

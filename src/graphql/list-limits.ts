@@ -6,6 +6,7 @@ import {
   type ExecutionResult,
   GraphQLError,
   type GraphQLField,
+  type GraphQLInputObjectType,
   type GraphQLInputType,
   type GraphQLSchema,
   getNamedType,
@@ -82,7 +83,8 @@ function visit(type: GraphQLInputType, value: unknown, coordinate: string, path:
     }
     tally.values += value.length;
     const item = getNullableType(nullable.ofType);
-    if (isListType(item) || isInputObjectType(item)) {
+    // 500 addItems inputs hold no list: nothing in them to check or count, so they are not walked.
+    if (isListType(item) || (isInputObjectType(item) && holdsList(item))) {
       value.forEach((element, index) => {
         visit(nullable.ofType, element, coordinate, `${path}[${index}]`, tally);
       });
@@ -93,6 +95,28 @@ function visit(type: GraphQLInputType, value: unknown, coordinate: string, path:
       visit(field.type, (value as Record<string, unknown>)[field.name], `${nullable.name}.${field.name}`, at, tally);
     }
   }
+}
+
+const holdingList = new WeakMap<GraphQLInputObjectType, boolean>();
+
+/** Whether a value of `type` can hold a list anywhere inside it (kept per type). */
+function holdsList(type: GraphQLInputObjectType): boolean {
+  let holds = holdingList.get(type);
+  if (holds === undefined) {
+    holds = reachesList(type, new Set());
+    holdingList.set(type, holds);
+  }
+  return holds;
+}
+
+/** Whether a list field is reachable from `type` (each type looked at once, so recursive types end). */
+function reachesList(type: GraphQLInputObjectType, seen: Set<GraphQLInputObjectType>): boolean {
+  if (seen.has(type)) return false;
+  seen.add(type);
+  return Object.values(type.getFields()).some((field) => {
+    const fieldType = getNullableType(field.type);
+    return isListType(fieldType) || (isInputObjectType(fieldType) && reachesList(fieldType, seen));
+  });
 }
 
 /** Every list the schema accepts and its limit, by coordinate (for the documentation and its test). */
@@ -132,7 +156,7 @@ function longestList(type: GraphQLInputType, value: unknown): number {
   if (isListType(nullable)) {
     if (!Array.isArray(value)) return longestList(nullable.ofType, value);
     const item = getNullableType(nullable.ofType);
-    if (!isListType(item) && !isInputObjectType(item)) return value.length;
+    if (!isListType(item) && !(isInputObjectType(item) && holdsList(item))) return value.length;
     return value.reduce((longest: number, element) => Math.max(longest, longestList(nullable.ofType, element)), value.length);
   }
   if (!isInputObjectType(nullable) || typeof value !== 'object') return 0;

@@ -2,12 +2,11 @@
 // configured webhook wants, POSTs it signed, and retries on the clock's timers. Nothing else waits for
 // it: a webhook that fails never holds up, approves or changes anything (docs/webhooks.md).
 import type { WebhookConfig } from '../config/webhooks.js';
-import type { Database } from '../db/client.js';
+import type { Database, Event } from '../db/client.js';
 import type { Clock, Timer } from '../domain/clock.js';
 import { shownDetails } from '../domain/events.js';
 import { NO_SENSITIVE_PATHS, type SensitivePaths, shownDetailsValues } from '../domain/masking.js';
 import { webhookSignature } from '../domain/webhooks.js';
-import type { FeedEvent } from '../events/feed.js';
 import type { Logger } from '../logger.js';
 import {
   type ClaimedDelivery,
@@ -85,7 +84,7 @@ export class WebhookDispatcher {
   }
 
   /** Feed observer: an event some webhook wants, from this process or another. */
-  onEvents = (events: readonly FeedEvent[]): void => {
+  onEvents = (events: readonly Event[]): void => {
     if (events.some((event) => this.wanted.has(event.type))) this.wake();
   };
 

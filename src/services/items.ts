@@ -56,17 +56,28 @@ function runs<T>(items: readonly T[]): T[][] {
   return cut;
 }
 
-const placeholders = (rows: number, columns: number) =>
-  Array.from({ length: rows }, () => `(${Array.from({ length: columns }, () => '?').join(', ')})`).join(', ');
+const placeholderLists = new Map<string, string>();
 
-const key = (item: { batchId: string; recordId: string }) => JSON.stringify([item.batchId, item.recordId]);
+/** `(?, ?), (?, ?), …`: `rows` rows of `columns` (kept, so a statement's text is built once). */
+function placeholders(rows: number, columns: number): string {
+  const size = `${rows}x${columns}`;
+  let list = placeholderLists.get(size);
+  if (list === undefined) {
+    list = Array.from({ length: rows }, () => `(${Array.from({ length: columns }, () => '?').join(', ')})`).join(', ');
+    placeholderLists.set(size, list);
+  }
+  return list;
+}
+
+/** An item's (batchId, recordId) as one string; the length prefix keeps every pair apart. */
+const key = (item: { batchId: string; recordId: string }) => `${item.batchId.length}:${item.batchId}${item.recordId}`;
 
 /**
  * Adds `items` (already valid) set-based, in input order: each is checked (category known and not
  * retired, item not in the queue nor earlier in this call), and the good ones are inserted with their
  * ITEM_ADDED events by multi-row statements, so item and event ids follow the input as they would one
- * by one. Answers the item or the refusal for each. PostgreSQL's `leasehold_add_items` is the same
- * operation as one statement.
+ * by one. Answers the item or the refusal for each. SQLite's path (its statements are SQLite's own:
+ * json_object); PostgreSQL's `leasehold_add_items` is the same operation as one statement.
  */
 async function addMany(sql: TxSql, actor: Actor, now: Date, items: readonly NewItem[]): Promise<(Item | AddRefusal)[]> {
   let sliceStarted = performance.now();
@@ -88,22 +99,17 @@ async function addMany(sql: TxSql, actor: Actor, now: Date, items: readonly NewI
     );
     for (const row of rows) standings.set(row.name, row.retiredAt !== null);
   }
-  const existing = new Set<string>();
-  for (const run of runs(items)) {
-    await maybeYield();
-    const rows = await sql.all<{ batchId: string; recordId: string }>(
-      `SELECT "batchId", "recordId" FROM "Item" WHERE ("batchId", "recordId") IN (VALUES ${placeholders(run.length, 2)})`,
-      ...run.flatMap((item) => [item.batchId, item.recordId]),
-    );
-    for (const row of rows) existing.add(key(row));
-  }
-  const outcomes: (Item | AddRefusal)[] = items.map((item) => {
+  // Each item is checked against those earlier in this call here, and against the queue by the insert
+  // itself: an item already there is skipped by ON CONFLICT and returns no row (no second read of it).
+  const seen = new Set<string>();
+  const outcomes: (Item | AddRefusal | null)[] = items.map((item) => {
     const retired = standings.get(item.proposedCategory);
     if (retired === undefined) return 'UNKNOWN_CATEGORY';
     if (retired) return 'CATEGORY_RETIRED';
-    if (existing.has(key(item))) return 'DUPLICATE_ITEM';
-    existing.add(key(item));
-    return null as unknown as Item;
+    const itemKey = key(item);
+    if (seen.has(itemKey)) return 'DUPLICATE_ITEM';
+    seen.add(itemKey);
+    return null;
   });
   const accepted = items.flatMap((item, index) => (outcomes[index] === null ? [{ item, index }] : []));
   const createdAt = creationTime(now);
@@ -111,31 +117,32 @@ async function addMany(sql: TxSql, actor: Actor, now: Date, items: readonly NewI
     await maybeYield();
     const rows = await sql.all<ItemRow>(
       `INSERT INTO "Item" ("batchId", "recordId", "proposedCategory", "reason", "createdAt", "addedBy")
-       VALUES ${placeholders(run.length, 6)} RETURNING *`,
+       VALUES ${placeholders(run.length, 6)} ON CONFLICT ("batchId", "recordId") DO NOTHING RETURNING *`,
       ...run.flatMap(({ item }) => [item.batchId, item.recordId, item.proposedCategory, item.reason, createdAt, actor.name]),
     );
     const created = new Map(rows.map((row) => [key(row), toItem(row)]));
-    const inOrder = run.map(({ item, index }) => {
+    const inOrder = run.flatMap(({ item, index }) => {
       const added = created.get(key(item));
-      if (!added) throw new Error('INSERT … RETURNING returned no row for an item.');
-      outcomes[index] = added;
-      return added;
+      outcomes[index] = added ?? 'DUPLICATE_ITEM';
+      return added ? [added] : [];
     });
+    const first = inOrder[0];
+    const last = inOrder[inOrder.length - 1];
+    if (!first || !last) continue;
+    // The events are made from the rows just inserted: this statement added exactly the ids from the
+    // first to the last (the write lock is held), and ORDER BY gives their events ids in the same order.
     await sql.run(
       `INSERT INTO "Event" ("occurredAt", "type", "actor", "itemId", "itemVersion", "toStatus", "details")
-       VALUES ${placeholders(run.length, 7)}`,
-      ...inOrder.flatMap((added) => [
-        now,
-        'ITEM_ADDED',
-        actor.name,
-        added.id,
-        added.version,
-        'PENDING',
-        JSON.stringify({ batchId: added.batchId, recordId: added.recordId, proposedCategory: added.proposedCategory }),
-      ]),
+       SELECT ?, 'ITEM_ADDED', ?, "id", "version", 'PENDING',
+              json_object('batchId', "batchId", 'recordId', "recordId", 'proposedCategory', "proposedCategory")
+       FROM "Item" WHERE "id" BETWEEN ? AND ? ORDER BY "id"`,
+      now,
+      actor.name,
+      first.id,
+      last.id,
     );
   }
-  return outcomes;
+  return outcomes as (Item | AddRefusal)[];
 }
 
 /** An input after validation. */

@@ -83,7 +83,7 @@ describe(`the feed spreads a costly page over turns of the event loop (${BACKEND
       busy(perEventMs * events.length);
       slices.push({ ids: events.map((event) => event.id), turn: loop.turns, writesBefore: writes, looksBefore: looks });
     });
-    feed.observe((events: readonly FeedEvent[]) => {
+    feed.observe((events) => {
       observed.push({ ids: events.map((event) => event.id), slicesBefore: slices.length });
     });
     try {
