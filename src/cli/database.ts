@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { DatabaseLocation } from '../config/database-location.js';
 import type { Database } from '../db/client.js';
-import { flooredClock, SQLITE_MAX_LIFT_MS } from '../db/database-clock.js';
+import { type DatabaseClock, databaseClock, flooredClock, SQLITE_MAX_LIFT_MS } from '../db/database-clock.js';
 import { isLeaseholdDatabase, MigrationError } from '../db/migrate.js';
 import { systemClock } from '../domain/clock.js';
 import { DomainError } from '../domain/errors.js';
@@ -100,7 +100,25 @@ export async function openPostgres(location: DatabaseLocation): Promise<OpenData
   const { openDatabase } = await import('../db/client.js');
   try {
     const db = await openDatabase({ location });
-    return { db, clock: flooredClock(db, systemClock, { maxLiftMs: SQLITE_MAX_LIFT_MS }), close: () => db.close() };
+    // The database server's clock, as every server instance on it follows (db/database-clock.ts): a command
+    // run on a machine whose clock is off stamps its changes as the instances would, not hours away. Its
+    // warning about a far-off machine clock is not printed (a command's output is its JSON lines).
+    const { createLogger } = await import('../logger.js');
+    let clock: DatabaseClock;
+    try {
+      clock = await databaseClock(db, createLogger('silent'));
+    } catch (error) {
+      await db.close();
+      throw error;
+    }
+    return {
+      db,
+      clock,
+      close: () => {
+        clock.stop();
+        return db.close();
+      },
+    };
   } catch (error) {
     if (error instanceof MigrationError) throw new CliError('unsupported_schema', error.message);
     const { describeDatabase } = await import('../config/database-location.js');

@@ -8,17 +8,19 @@ import { CliError, EXIT } from './output.js';
 import { pythonPath } from './python.js';
 
 /** The counts' reader: the file's, or a PostgreSQL database's when DB is a postgresql:// URL (issue 18). */
-async function openCounts(db: string): Promise<{ database: string; tail: EventTail }> {
+async function openCounts(db: string): Promise<{ database: string; tail: EventTail; now(): Promise<Date> }> {
   const postgres = await postgresLocation(db);
   if (!postgres) {
     const database = pythonPath(db);
     checkExisting(database);
-    return { database, tail: new SqliteEventTail(database) };
+    return { database, tail: new SqliteEventTail(database), now: async () => systemClock.now() };
   }
   const database = await shownDatabase(postgres);
   const { PostgresEventTail } = await import('../db/postgres-tail.js');
   try {
-    return { database, tail: await PostgresEventTail.open(postgres.dialect === 'postgresql' ? postgres.url : '') };
+    const tail = await PostgresEventTail.open(postgres.dialect === 'postgresql' ? postgres.url : '');
+    // The database server's clock, which every instance on it follows (db/database-clock.ts).
+    return { database, tail, now: () => tail.databaseNow() };
   } catch (error) {
     // The driver's message, never the URL's password.
     throw new CliError(
@@ -30,10 +32,13 @@ async function openCounts(db: string): Promise<{ database: string; tail: EventTa
 }
 
 export async function stats(args: Namespace): Promise<Record<string, unknown>> {
-  const { database, tail } = await openCounts(args.db as string);
+  const { database, tail, now: readNow } = await openCounts(args.db as string);
   try {
-    const now = systemClock.now();
-    const counts = await tail.queueStats(now).catch((error: unknown) => {
+    const read = async () => {
+      const now = await readNow();
+      return { now, counts: await tail.queueStats(now) };
+    };
+    const { now, counts } = await read().catch((error: unknown) => {
       // SQLite's own failures are reported as seed A words them (toCliError); PostgreSQL's say where.
       if (tail instanceof SqliteEventTail) throw error;
       const reason = error instanceof Error ? error.message : String(error);

@@ -25,8 +25,11 @@ export interface EventTail {
   /** Where the backend is told of commits as they happen (PostgreSQL's NOTIFY), calls `listener` then. */
   onChange?(listener: () => void): void;
   latestSequence(): Promise<number>;
-  /** Events with a sequence greater than `sequence`, in order, at most `limit`. */
-  eventsAfter(sequence: number, limit: number): Promise<Event[]>;
+  /**
+   * Events with a sequence greater than `sequence`, in order, at most `limit`. `withItems` false: the caller
+   * will not ask for their items (a tail that reads them with the events, PostgreSQL's, then does not).
+   */
+  eventsAfter(sequence: number, limit: number, withItems?: boolean): Promise<Event[]>;
   itemsById(ids: readonly number[]): Promise<Map<number, Item>>;
   /** Counts by status and claim state at `now`, and the creation time of the oldest pending item. */
   queueStats(now: Date): Promise<QueueStatsRow>;

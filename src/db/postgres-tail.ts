@@ -38,6 +38,7 @@ const QUERIES = {
   nextExpiry: UNRECORDED_EXPIRIES_SQL,
   stats: numberPlaceholders(QUEUE_STATS_SQL),
   byTokenHash: 'SELECT * FROM "Item" WHERE "leaseTokenHash" = $1',
+  now: 'SELECT clock_timestamp() AS "now"',
 } as const;
 
 /**
@@ -178,11 +179,12 @@ export class PostgresEventTail implements EventTail {
    * page again, rather than the items' read, by when the feed has already moved past the page: its
    * events would never be delivered.
    */
-  async eventsAfter(sequence: number, limit: number): Promise<Event[]> {
+  async eventsAfter(sequence: number, limit: number, withItems = true): Promise<Event[]> {
     const rows = this.sharded
       ? await this.rows<EventRow>('afterBelow', [sequence, limit, await this.horizon()])
       : await this.rows<EventRow>('after', [sequence, limit]);
     const events = rows.map(eventFromRow);
+    if (!withItems) return events;
     const ids = new Set(events.flatMap((event) => (event.itemId === null ? [] : [event.itemId])));
     this.prefetched = { ids, items: await this.readItems([...ids]) };
     return events;
@@ -207,6 +209,13 @@ export class PostgresEventTail implements EventTail {
     const [row] = await this.rows<QueueStatsCounts & { oldestPendingCreatedAt: Date | null }>('stats', [now, longestLeaseFrom(now)]);
     if (!row) throw new Error('The queue statistics query returned no row.');
     return queueStatsFromCounts(row, date(row.oldestPendingCreatedAt));
+  }
+
+  /** The database server's time (clock_timestamp()): what `leasehold stats` counts leases by on PostgreSQL. */
+  async databaseNow(): Promise<Date> {
+    const [row] = await this.rows<{ now: Date }>('now');
+    if (!row) throw new Error('clock_timestamp() returned no row.');
+    return new Date(row.now);
   }
 
   async itemByLeaseTokenHash(tokenHash: string): Promise<Item | null> {

@@ -172,7 +172,7 @@ export class EventFeed {
         this.again = false;
         for (;;) {
           if (this.stopped) return;
-          const events = await this.tail.eventsAfter(this.position, batchSize);
+          const events = await this.tail.eventsAfter(this.position, batchSize, this.listeners.size > 0);
           if (events.length === 0) break;
           this.position = events[events.length - 1]?.id ?? this.position;
           await this.deliver(events);

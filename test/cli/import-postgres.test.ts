@@ -2,14 +2,22 @@
 // postgresql:// URL in place of a file. Every good line lands with its ITEM_ADDED event, in the file's
 // order; a bad line is reported with its number; running the import again adds nothing; stats counts
 // what is there; no output shows the URL's password, and a wrong one is a clear error.
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/db/client.js';
 import { systemClock } from '../../src/domain/clock.js';
 import { addCategories } from '../../src/services/categories.js';
 import { createPostgresDatabase, type TestDatabase, withPostgres } from '../support/database.js';
-import { jsonLines, runLeasehold, tempDir } from './support.js';
+import { jsonLines, runLeasehold, spawnProcess, tempDir } from './support.js';
+
+/** Debian's libfaketime (package faketime): shifts a process's clock, so a command can run on a machine whose clock is off. */
+const FAKETIME = ['x86_64', 'aarch64']
+  .map((arch) => `/usr/lib/${arch}-linux-gnu/faketime/libfaketime.so.1`)
+  .find((file) => existsSync(file));
+/** CI installs faketime (.ci/run); elsewhere the test says how to run it. */
+const SKEWED_CLOCK_RUNS = FAKETIME !== undefined || process.env.CI === 'true';
+const FAKETIME_MISSING = SKEWED_CLOCK_RUNS ? '' : " [skipped: needs Debian's faketime: apt-get install faketime]";
 
 describe('leasehold import and stats on PostgreSQL', () => {
   let database: TestDatabase;
@@ -73,6 +81,38 @@ describe('leasehold import and stats on PostgreSQL', () => {
     expect(stats.lines[0]).toMatchObject({ total: 1_199, pending: 1_199, unclaimed: 1_199, active: 0 });
     expect(stats.stdout).not.toContain(`:${password()}@`);
   });
+
+  it.runIf(SKEWED_CLOCK_RUNS)(
+    `stamps by the database server's clock on a machine whose clock is an hour behind${FAKETIME_MISSING}`,
+    async () => {
+      const hourBehind = { LD_PRELOAD: FAKETIME ?? 'libfaketime.so.1', FAKETIME: '-1h' };
+      // The shift takes effect for the command's process (else this test would prove nothing).
+      const probe = await spawnProcess(process.execPath, ['-e', 'console.log(Date.now())'], { cwd: scratch.dir, env: hourBehind }).done;
+      expect(Date.now() - Number(probe.stdout)).toBeGreaterThan(3_500_000);
+
+      const file = path.join(scratch.dir, 'skewed.jsonl');
+      writeFileSync(file, `${JSON.stringify({ batch_id: 'skewed', record_id: 'r1', proposed_category: 'spam', reason: 'clock' })}\n`);
+      const imported = await runLeasehold(['import', database.url, file, '--progress', 'none'], { cwd: scratch.dir, env: hourBehind });
+      expect(imported.code, imported.stderr).toBe(0);
+      const stored = await withPostgres(database.url, async (client) => {
+        const { rows } = await client.query<{ createdAt: Date; occurredAt: Date; now: Date }>(
+          `SELECT i."createdAt", e."occurredAt", clock_timestamp() AS "now"
+         FROM "Item" i JOIN "Event" e ON e."itemId" = i."id" AND e."type" = 'ITEM_ADDED' WHERE i."batchId" = 'skewed'`,
+        );
+        return rows[0];
+      });
+      if (!stored) throw new Error('the skewed import stored nothing');
+      // Within a minute of the database's own clock, not an hour behind it.
+      for (const at of [stored.createdAt, stored.occurredAt]) {
+        expect(Math.abs(stored.now.getTime() - at.getTime())).toBeLessThan(60_000);
+      }
+
+      const stats = await runLeasehold(['stats', database.url], { cwd: scratch.dir, env: hourBehind });
+      expect(stats.code, stats.stderr).toBe(0);
+      const at = Number(jsonLines(stats.stdout)[0]?.at) * 1000;
+      expect(Math.abs(stored.now.getTime() - at)).toBeLessThan(60_000);
+    },
+  );
 
   it('a wrong password is database_error for both, naming the database without any password', async () => {
     const wrong = new URL(database.url);

@@ -21,6 +21,8 @@ describe(`the feed reads items only for subscribers (${BACKEND})`, () => {
   const clock = new ManualClock(Date.UTC(2026, 11, 3, 9));
   /** The item ids each itemsById call on the feed's tail asked for. */
   const itemReads: number[][] = [];
+  /** What each eventsAfter call said of items (PostgreSQL's tail reads them with the events unless told not to). */
+  const withItems: (boolean | undefined)[] = [];
   let batch = 0;
 
   const add = (count: number) =>
@@ -41,6 +43,12 @@ describe(`the feed reads items only for subscribers (${BACKEND})`, () => {
     await addCategories({ db, clock }, proposer, ['alpha']);
     const real = await db.openTail();
     tail = Object.create(real, {
+      eventsAfter: {
+        value: (sequence: number, limit: number, items?: boolean) => {
+          withItems.push(items);
+          return real.eventsAfter(sequence, limit, items);
+        },
+      },
       itemsById: {
         value: (ids: number[]) => {
           itemReads.push(ids);
@@ -70,12 +78,15 @@ describe(`the feed reads items only for subscribers (${BACKEND})`, () => {
       expect(observed.filter((event) => event.type === 'ITEM_ADDED').map((event) => event.itemId)).toEqual(added);
       expect(observed.every((event) => !('itemSnapshot' in event))).toBe(true);
       expect(itemReads).toEqual([]);
+      expect(withItems.length).toBeGreaterThan(0);
+      expect(withItems.every((items) => items === false)).toBe(true);
     } finally {
       stop();
     }
   });
 
   it('gives a subscriber each event with its item, read once per page', async () => {
+    withItems.length = 0;
     const delivered: FeedEvent[] = [];
     const observed: Event[] = [];
     const unlisten = feed.listen((events) => delivered.push(...events));
@@ -87,6 +98,8 @@ describe(`the feed reads items only for subscribers (${BACKEND})`, () => {
       expect(delivered.map((event) => event.itemSnapshot?.id)).toEqual(items.map((item) => item.id));
       expect(delivered.map((event) => event.itemSnapshot?.recordId)).toEqual(['r0', 'r1', 'r2']);
       expect(itemReads).toEqual([items.map((item) => item.id)]);
+      expect(withItems.length).toBeGreaterThan(0);
+      expect(withItems.every((items) => items === true)).toBe(true);
       // The observers still get the same page, as rows.
       expect(observed.map((event) => event.id)).toEqual(delivered.map((event) => event.id));
     } finally {
