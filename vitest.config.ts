@@ -27,6 +27,10 @@ export const POSTGRES_ONLY = [
   'test/cli/keys-postgres.test.ts',
   'test/cli/import-postgres.test.ts',
   'test/e2e/postgres-instances.test.ts',
+  // PG_WRITE_MODE=sharded's horizon (decision 0009).
+  'test/db/sharded-history.test.ts',
+  // A deadlock with another session's row locks (SQLite has one writer: it cannot deadlock).
+  'test/db/deadlock-retry.test.ts',
   // Stops and starts a cluster of its own (LEASEHOLD_TEST_POSTGRES_CONTROL), never the one the other files share.
   'test/db/postgres-restart.test.ts',
 ];

@@ -11,6 +11,7 @@ import { type BatchRunner, type CallRunner, GroupCommit, type LockWait, type Out
 import { migrateDatabase } from './migrate.js';
 import { DEFAULT_CONNECT_TIMEOUT_MS, migratePostgres } from './migrate-postgres.js';
 import { PostgresEventTail } from './postgres-tail.js';
+import { DEADLOCK_DETECTED } from './sharded.js';
 import { sqliteAdapter } from './sqlite-adapter.js';
 import {
   announceLastEvent,
@@ -114,6 +115,11 @@ export interface Database {
   readonly dialect: Dialect;
   readonly location: DatabaseLocation;
   /**
+   * PG_WRITE_MODE (`serialized` on SQLite). In `sharded` mode event ids commit out of order: a read that
+   * hands out a cursor over the history stops at the feed's horizon first (settledEventId).
+   */
+  readonly writeMode: WriteMode;
+  /**
    * Runs `work` atomically inside an interactive transaction that holds the database's write lock
    * from its first statement, and resolves once that transaction has committed. Concurrent calls
    * share one transaction (group commit), each in its own savepoint: a `work` that throws is rolled
@@ -180,7 +186,6 @@ export const POSTGRES_WRITE_MARKER = 'SELECT pg_advisory_xact_lock_shared(741562
 
 /** How often a call that lost a deadlock (PG_WRITE_MODE=sharded) is sent, in all. */
 const MAX_CALL_ATTEMPTS = 5;
-const DEADLOCK_DETECTED = '40P01';
 
 /** Longest a PostgreSQL write transaction may sit idle (waiting on its process) before the server ends it. */
 export const IDLE_WRITER_TIMEOUT_MS = 30_000;
@@ -344,6 +349,7 @@ async function openPostgres(location: { dialect: 'postgresql'; url: string }, op
     },
     runCalls: postgresCalls(writerPool, lockedListeners, holds, sharded),
     openTail: () => PostgresEventTail.open(location.url, connectTimeoutMs, { sharded }),
+    writeMode: sharded ? 'sharded' : 'serialized',
     close: () => writerPool.end(),
     lockWait: postgresUnavailableWait(options.unavailableWaitMs),
   });
@@ -451,6 +457,7 @@ function assemble(
     runBatch: BatchRunner<WriteTx>;
     runCalls?: CallRunner;
     openTail: () => Promise<EventTail>;
+    writeMode?: WriteMode;
     close?: () => Promise<void>;
     onWriteLocked?: Database['onWriteLocked'];
     lockWait?: LockWait;
@@ -471,6 +478,7 @@ function assemble(
   return {
     dialect: location.dialect,
     location,
+    writeMode: backend.writeMode ?? 'serialized',
     read: reader,
     query: (sql, ...params) =>
       location.dialect === 'postgresql'

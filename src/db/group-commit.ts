@@ -4,6 +4,8 @@
 // is rolled back to its savepoint alone and the others still commit. A backend that can run some
 // jobs as calls of its own (PostgreSQL: write-calls.ts) gets runs of such jobs as one batch of calls,
 // in the same queue order.
+
+import { isDeadlock } from './sharded.js';
 import type { TxSql } from './tx-sql.js';
 
 export interface Job<Tx, T> {
@@ -142,20 +144,33 @@ export class GroupCommit<Tx> {
   }
 }
 
+/**
+ * How often a job that lost a deadlock is run, in all. On PostgreSQL in PG_WRITE_MODE=sharded the write
+ * calls take row locks without the global lock, so an interactive transaction can meet one in the other
+ * order; PostgreSQL then fails a statement of one of them (40P01). Rolled back to its savepoint, the job
+ * has left nothing, and run again it finds the rows free.
+ */
+export const DEADLOCK_ATTEMPTS = 3;
+
 async function runJobs<Tx>(batch: Job<Tx, unknown>[], tx: Tx, sql: TxSql, lockWait: LockWait | null): Promise<Outcome[]> {
   const outcomes: Outcome[] = [];
   for (const job of batch) {
-    await sql.run('SAVEPOINT write_job');
-    try {
-      const value = await job.work(tx, sql);
-      await sql.run('RELEASE write_job');
-      outcomes.push({ ok: true, value });
-    } catch (error) {
-      // The lock lost midway is no fault of this job: the whole batch is rolled back and tried again.
-      if (lockWait?.isBusy(error)) throw error;
-      await sql.run('ROLLBACK TO write_job');
-      await sql.run('RELEASE write_job');
-      outcomes.push({ ok: false, error });
+    for (let attempt = 1; ; attempt++) {
+      await sql.run('SAVEPOINT write_job');
+      try {
+        const value = await job.work(tx, sql);
+        await sql.run('RELEASE write_job');
+        outcomes.push({ ok: true, value });
+        break;
+      } catch (error) {
+        // The lock lost midway is no fault of this job: the whole batch is rolled back and tried again.
+        if (lockWait?.isBusy(error)) throw error;
+        await sql.run('ROLLBACK TO write_job');
+        await sql.run('RELEASE write_job');
+        if (attempt < DEADLOCK_ATTEMPTS && isDeadlock(error)) continue;
+        outcomes.push({ ok: false, error });
+        break;
+      }
     }
   }
   return outcomes;

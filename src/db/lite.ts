@@ -128,6 +128,7 @@ export function openLiteDatabase(options: LiteOptions): Database {
   return {
     dialect: 'sqlite',
     location: { dialect: 'sqlite', file },
+    writeMode: 'serialized',
     get read(): Database['read'] {
       throw new Error("The command line's SQLite handle has no Prisma client (db.read): use db.query.");
     },

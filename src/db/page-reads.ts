@@ -226,9 +226,12 @@ export function itemPageRead(filter: ItemFilter, window: PageWindow, now: Date, 
 }
 
 /** Events: an item's or a proposal's along (itemId, id) / (proposalId, id), else by type along (type, id), else the primary key. */
-export function eventPageRead(filter: EventFilter, window: PageWindow, dialect: Dialect): PageRead {
+export function eventPageRead(filter: EventFilter, window: PageWindow, dialect: Dialect, settledUpTo: number | null = null): PageRead {
   const where = windowConditions(window, dialect);
   if (filter.afterSequence != null) where.add('"id" > ?', filter.afterSequence);
+  // PG_WRITE_MODE=sharded: no event past the horizon, or a cursor taken from this page would skip one
+  // that commits later with a smaller id.
+  if (settledUpTo !== null) where.add('"id" <= ?', settledUpTo);
   const types = [...new Set(filter.types ?? [])];
   const owner =
     filter.itemId != null

@@ -20,6 +20,7 @@ import {
 import { date, type ItemRow, toItem } from './item-store.js';
 import { DEFAULT_CONNECT_TIMEOUT_MS } from './migrate-postgres.js';
 import { postgresTypes, postgresValue } from './postgres-types.js';
+import { FEED_HORIZON } from './sharded.js';
 import { numberPlaceholders } from './tx-sql.js';
 
 export const EVENTS_CHANNEL = 'leasehold_events';
@@ -31,7 +32,7 @@ const QUERIES = {
   lastId: 'SELECT coalesce(max("id"), 0)::int AS "id" FROM "Event"',
   // PG_WRITE_MODE=sharded: event ids commit out of order, so the feed reads only up to the horizon below
   // which every id is settled, read first in a statement of its own (see leasehold_feed_horizon).
-  horizon: 'SELECT leasehold_feed_horizon() AS "id"',
+  horizon: FEED_HORIZON,
   afterBelow: 'SELECT * FROM "Event" WHERE "id" > $1 AND "id" <= $3 ORDER BY "id" LIMIT $2',
   lastIdBelow: 'SELECT coalesce(max("id"), 0)::int AS "id" FROM "Event" WHERE "id" <= $1',
   items: 'SELECT * FROM "Item" WHERE "id" = ANY($1::int[])',

@@ -99,16 +99,24 @@ async function addMany(sql: TxSql, actor: Actor, now: Date, items: readonly NewI
     );
     for (const row of rows) standings.set(row.name, row.retiredAt !== null);
   }
-  // Each item is checked against those earlier in this call here, and against the queue by the insert
-  // itself: an item already there is skipped by ON CONFLICT and returns no row (no second read of it).
-  const seen = new Set<string>();
+  // Checked against the queue first, not left to ON CONFLICT: SQLite would spend an AUTOINCREMENT id on a
+  // skipped row, and ids must follow the input as they would one by one (seed A's, and PostgreSQL's call).
+  const existing = new Set<string>();
+  for (const run of runs(items)) {
+    await maybeYield();
+    const rows = await sql.all<{ batchId: string; recordId: string }>(
+      `SELECT "batchId", "recordId" FROM "Item" WHERE ("batchId", "recordId") IN (VALUES ${placeholders(run.length, 2)})`,
+      ...run.flatMap((item) => [item.batchId, item.recordId]),
+    );
+    for (const row of rows) existing.add(key(row));
+  }
   const outcomes: (Item | AddRefusal | null)[] = items.map((item) => {
     const retired = standings.get(item.proposedCategory);
     if (retired === undefined) return 'UNKNOWN_CATEGORY';
     if (retired) return 'CATEGORY_RETIRED';
     const itemKey = key(item);
-    if (seen.has(itemKey)) return 'DUPLICATE_ITEM';
-    seen.add(itemKey);
+    if (existing.has(itemKey)) return 'DUPLICATE_ITEM';
+    existing.add(itemKey);
     return null;
   });
   const accepted = items.flatMap((item, index) => (outcomes[index] === null ? [{ item, index }] : []));
@@ -117,14 +125,15 @@ async function addMany(sql: TxSql, actor: Actor, now: Date, items: readonly NewI
     await maybeYield();
     const rows = await sql.all<ItemRow>(
       `INSERT INTO "Item" ("batchId", "recordId", "proposedCategory", "reason", "createdAt", "addedBy")
-       VALUES ${placeholders(run.length, 6)} ON CONFLICT ("batchId", "recordId") DO NOTHING RETURNING *`,
+       VALUES ${placeholders(run.length, 6)} RETURNING *`,
       ...run.flatMap(({ item }) => [item.batchId, item.recordId, item.proposedCategory, item.reason, createdAt, actor.name]),
     );
     const created = new Map(rows.map((row) => [key(row), toItem(row)]));
-    const inOrder = run.flatMap(({ item, index }) => {
+    const inOrder = run.map(({ item, index }) => {
       const added = created.get(key(item));
-      outcomes[index] = added ?? 'DUPLICATE_ITEM';
-      return added ? [added] : [];
+      if (!added) throw new Error('INSERT … RETURNING returned no row for an item.');
+      outcomes[index] = added;
+      return added;
     });
     const first = inOrder[0];
     const last = inOrder[inOrder.length - 1];

@@ -1,7 +1,8 @@
 // Read-side use cases: lookups, filtered item lists and the history, all on the read-only connection.
-import type { Category, Event, Item } from '../db/client.js';
+import type { Category, Database, Event, Item } from '../db/client.js';
 import { type ItemRow, toItem } from '../db/item-store.js';
 import { type EventFilter, eventPageRead, type ItemFilter, itemPageRead, type PageWindow, runPageRead } from '../db/page-reads.js';
+import { FEED_HORIZON } from '../db/sharded.js';
 import { DomainError } from '../domain/errors.js';
 import { LIMITS, validateText } from '../domain/validation.js';
 import type { ServiceDeps } from './context.js';
@@ -37,8 +38,19 @@ export function listItems(deps: ServiceDeps, filter: ItemFilter, page: PageReque
 }
 
 /** One page of the history, read along an index in page order (db/page-reads.ts). */
-export function listEvents(deps: ServiceDeps, filter: EventFilter, page: PageRequest): Promise<Event[]> {
-  return runPageRead<Event>((sql, ...params) => deps.db.query(sql, ...params), eventPageRead(filter, page, deps.db.dialect));
+export async function listEvents(deps: ServiceDeps, filter: EventFilter, page: PageRequest): Promise<Event[]> {
+  const settledUpTo = await settledEventId(deps.db);
+  return runPageRead<Event>((sql, ...params) => deps.db.query(sql, ...params), eventPageRead(filter, page, deps.db.dialect, settledUpTo));
+}
+
+/**
+ * PG_WRITE_MODE=sharded: the feed's horizon, read before the page (its own statement, so the page's snapshot
+ * sees every commit below it); null in the other modes, where every committed id is settled.
+ */
+export async function settledEventId(db: Database, run: (sql: string) => Promise<{ id: number }[]> = (sql) => db.query(sql)) {
+  if (db.writeMode !== 'sharded') return null;
+  const [row] = await run(FEED_HORIZON);
+  return Number(row?.id ?? 0);
 }
 
 export function listCategories(deps: ServiceDeps, includeRetired: boolean): Promise<Category[]> {

@@ -3,7 +3,7 @@
 import type { Event, EventType, WebhookDelivery, WebhookDeliveryStatus } from '../db/client.js';
 import { webhookRetryDelayMs } from '../domain/webhooks.js';
 import type { ServiceDeps } from './context.js';
-import type { PageRequest } from './queries.js';
+import { type PageRequest, settledEventId } from './queries.js';
 
 export interface WantedEvents {
   name: string;
@@ -35,14 +35,20 @@ const INSERT_DELIVERY = `
  */
 export function enqueueWebhookDeliveries(deps: ServiceDeps, webhook: WantedEvents, batch = 200): Promise<number> {
   return deps.db.write(async (tx, sql) => {
+    // PG_WRITE_MODE=sharded: the cursor never passes the horizon, or an event committing later with a
+    // smaller id would never be enqueued.
+    const settledUpTo = await settledEventId(deps.db, (statement) => sql.all<{ id: number }>(statement));
     const cursor = await tx.webhookCursor.findUnique({ where: { webhook: webhook.name } });
-    const last = async () => (await tx.event.findFirst({ orderBy: { id: 'desc' }, select: { id: true } }))?.id ?? 0;
+    const last = async () => {
+      const newest = (await tx.event.findFirst({ orderBy: { id: 'desc' }, select: { id: true } }))?.id ?? 0;
+      return settledUpTo === null ? newest : Math.min(newest, settledUpTo);
+    };
     if (!cursor) {
       await tx.webhookCursor.create({ data: { webhook: webhook.name, lastEventId: await last() } });
       return 0;
     }
     const events = await tx.event.findMany({
-      where: { id: { gt: cursor.lastEventId }, type: { in: [...webhook.events] } },
+      where: { id: { gt: cursor.lastEventId, ...(settledUpTo === null ? {} : { lte: settledUpTo }) }, type: { in: [...webhook.events] } },
       orderBy: { id: 'asc' },
       take: batch,
       select: { id: true },
