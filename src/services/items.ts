@@ -69,6 +69,12 @@ function placeholders(rows: number, columns: number): string {
   return list;
 }
 
+/** The queue already holds an item with this (batchId, recordId): SQLite's unique index refused the insert. */
+function isDuplicateItem(error: unknown): boolean {
+  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
+  return code === 'SQLITE_CONSTRAINT_UNIQUE' && typeof message === 'string' && message.includes('Item.batchId, Item.recordId');
+}
+
 /** An item's (batchId, recordId) as one string; the length prefix keeps every pair apart. */
 const key = (item: { batchId: string; recordId: string }) => `${item.batchId.length}:${item.batchId}${item.recordId}`;
 
@@ -99,41 +105,49 @@ async function addMany(sql: TxSql, actor: Actor, now: Date, items: readonly NewI
     );
     for (const row of rows) standings.set(row.name, row.retiredAt !== null);
   }
-  // Checked against the queue first, not left to ON CONFLICT: SQLite would spend an AUTOINCREMENT id on a
-  // skipped row, and ids must follow the input as they would one by one (seed A's, and PostgreSQL's call).
-  const existing = new Set<string>();
-  for (const run of runs(items)) {
-    await maybeYield();
-    const rows = await sql.all<{ batchId: string; recordId: string }>(
-      `SELECT "batchId", "recordId" FROM "Item" WHERE ("batchId", "recordId") IN (VALUES ${placeholders(run.length, 2)})`,
-      ...run.flatMap((item) => [item.batchId, item.recordId]),
-    );
-    for (const row of rows) existing.add(key(row));
-  }
+  const seen = new Set<string>();
   const outcomes: (Item | AddRefusal | null)[] = items.map((item) => {
     const retired = standings.get(item.proposedCategory);
     if (retired === undefined) return 'UNKNOWN_CATEGORY';
     if (retired) return 'CATEGORY_RETIRED';
     const itemKey = key(item);
-    if (existing.has(itemKey)) return 'DUPLICATE_ITEM';
-    existing.add(itemKey);
+    if (seen.has(itemKey)) return 'DUPLICATE_ITEM';
+    seen.add(itemKey);
     return null;
   });
   const accepted = items.flatMap((item, index) => (outcomes[index] === null ? [{ item, index }] : []));
   const createdAt = creationTime(now);
-  for (const run of runs(accepted)) {
-    await maybeYield();
-    const rows = await sql.all<ItemRow>(
+  const insert = (run: readonly { item: NewItem }[]) =>
+    sql.all<ItemRow>(
       `INSERT INTO "Item" ("batchId", "recordId", "proposedCategory", "reason", "createdAt", "addedBy")
        VALUES ${placeholders(run.length, 6)} RETURNING *`,
       ...run.flatMap(({ item }) => [item.batchId, item.recordId, item.proposedCategory, item.reason, createdAt, actor.name]),
     );
+  for (const run of runs(accepted)) {
+    await maybeYield();
+    // Most runs hold no item the queue has: inserted as they are. A run that does fails whole (the failed
+    // statement leaves nothing, not even a spent AUTOINCREMENT id, which ON CONFLICT DO NOTHING would spend,
+    // so ids still follow the input as they would one by one); its items in the queue are then looked up,
+    // refused, and the others inserted.
+    let rows = await insert(run).catch((error: unknown) => {
+      if (isDuplicateItem(error)) return null;
+      throw error;
+    });
+    if (rows === null) {
+      const existing = new Set<string>();
+      const found = await sql.all<{ batchId: string; recordId: string }>(
+        `SELECT "batchId", "recordId" FROM "Item" WHERE ("batchId", "recordId") IN (VALUES ${placeholders(run.length, 2)})`,
+        ...run.flatMap(({ item }) => [item.batchId, item.recordId]),
+      );
+      for (const row of found) existing.add(key(row));
+      rows = [];
+      for (const part of runs(run.filter(({ item }) => !existing.has(key(item))))) rows.push(...(await insert(part)));
+    }
     const created = new Map(rows.map((row) => [key(row), toItem(row)]));
-    const inOrder = run.map(({ item, index }) => {
+    const inOrder = run.flatMap(({ item, index }) => {
       const added = created.get(key(item));
-      if (!added) throw new Error('INSERT … RETURNING returned no row for an item.');
-      outcomes[index] = added;
-      return added;
+      outcomes[index] = added ?? 'DUPLICATE_ITEM';
+      return added ? [added] : [];
     });
     const first = inOrder[0];
     const last = inOrder[inOrder.length - 1];

@@ -28,17 +28,32 @@ describe(`item ids have no gaps after refused duplicates (${BACKEND})`, () => {
 
   it('numbers the added items one after another, skipping nothing for the refused ones', async () => {
     const first = await addItem({ db, clock }, proposer, item('queued'));
-    const outcomes = await addItems({ db, clock }, proposer, [item('a'), item('queued'), item('b'), item('a'), item('c')]);
+    // Ten rows go in one statement: the one already queued is among them.
+    const more = ['d', 'e', 'f', 'g', 'h', 'i', 'j'];
+    const outcomes = await addItems({ db, clock }, proposer, [
+      item('a'),
+      item('queued'),
+      item('b'),
+      item('a'),
+      item('c'),
+      ...more.map(item),
+    ]);
     expect(outcomes.map((outcome) => (outcome.ok ? outcome.item.recordId : outcome.error.code))).toEqual([
       'a',
       'DUPLICATE_ITEM',
       'b',
       'DUPLICATE_ITEM',
       'c',
+      ...more,
     ]);
     const ids = outcomes.flatMap((outcome) => (outcome.ok ? [outcome.item.id] : []));
-    expect(ids).toEqual([first.id + 1, first.id + 2, first.id + 3]);
-    const next = await addItem({ db, clock }, proposer, item('d'));
-    expect(next.id).toBe(first.id + 4);
+    expect(ids).toEqual(Array.from({ length: 10 }, (_, n) => first.id + 1 + n));
+    const events = await db.query<{ itemId: number }>(
+      `SELECT "itemId" FROM "Event" WHERE "type" = 'ITEM_ADDED' AND "itemId" > ? ORDER BY "id"`,
+      first.id,
+    );
+    expect(events.map((event) => Number(event.itemId))).toEqual(ids);
+    const next = await addItem({ db, clock }, proposer, item('z'));
+    expect(next.id).toBe(first.id + 11);
   });
 });
