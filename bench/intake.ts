@@ -30,8 +30,11 @@ export interface IntakeMeasurement {
 }
 
 const CATEGORY = 'bench-intake';
-/** Items each client adds before the measured part (one call). */
-const WARM_UP_ITEMS = 500;
+/**
+ * Items each client adds before the measured part (ten calls): the first calls of a fresh process run 1.5–2
+ * times slower, and with one call of warm-up the measured part still included some of them.
+ */
+const WARM_UP_ITEMS = 5_000;
 
 /** Adds `items` items (500 per call) through one fresh server on `store`, shared by `clients` clients. */
 export async function measureIntake(store: IntakeStore, backend: Backend, items: number, clients: number): Promise<IntakeMeasurement> {
@@ -43,8 +46,8 @@ export async function measureIntake(store: IntakeStore, backend: Backend, items:
   const server = await startServer({ ...store.server, synchronous: 'NORMAL' });
   try {
     await seedCategories(server.port, admin, [CATEGORY]);
-    // Warm-up, as every other cell has: one call of 500 per client, so the timed part measures a server
-    // whose code paths are compiled (the first calls of a fresh process run 1.5–2 times slower).
+    // Warm-up, as every other cell has: WARM_UP_ITEMS per client, so the timed part measures a server whose
+    // code paths are compiled.
     await Promise.all(
       proposers.map((proposer, index) =>
         seedItems(server.port, proposer, { added: 0, category: CATEGORY }, WARM_UP_ITEMS, `warm-${index}`),
