@@ -1,6 +1,7 @@
 // What PostgreSQL's PG_WRITE_MODE=sharded (decision 0009) asks of the code around it: readers of the
 // history stop at the feed's horizon, and a write that PostgreSQL fails to break a deadlock is run again.
-// Kept apart from client.ts and the tail, which both use it.
+// Its own module: client.ts, group-commit.ts, the tail and the history reads all use it, and none of them
+// may import another for it (they would form a cycle).
 
 /**
  * The highest event id below which every id is settled (leasehold_feed_horizon). Read in a statement of its
