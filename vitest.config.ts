@@ -24,6 +24,7 @@ export const POSTGRES_ONLY = [
   'test/db/database-clock.test.ts',
   // Compares PostgreSQL's write calls with the TypeScript forms on a SQLite file of its own.
   'test/db/write-calls.test.ts',
+  'test/db/proposal-write-calls.test.ts',
   'test/cli/keys-postgres.test.ts',
   'test/cli/import-postgres.test.ts',
   'test/e2e/postgres-instances.test.ts',

@@ -7,7 +7,7 @@
 // answers below carry what the instance needs to give the same result and the same refusals.
 import type { Clock } from '../domain/clock.js';
 import { LONGEST_LEASE_MS } from '../domain/lease.js';
-import type { Item } from '../generated/prisma/client.js';
+import type { Item, Proposal } from '../generated/prisma/client.js';
 
 interface LeaseHolder {
   tokenHash: string;
@@ -31,7 +31,19 @@ export type WriteCall =
   | ({ op: 'decide'; decision: 'ACCEPTED' | 'CORRECTED' | 'REJECTED'; correction: string | null } & LeaseHolder)
   | { op: 'addItems'; actor: string; items: { batchId: string; recordId: string; proposedCategory: string; reason: string }[] }
   | { op: 'touchKey'; id: number; at: string }
-  | { op: 'recordLapses'; limit: number };
+  | { op: 'recordLapses'; limit: number }
+  | {
+      op: 'proposalClaim';
+      leaseSeconds: number;
+      tokenHash: string;
+      holder: string;
+      /** Only these risk levels (null: any); not with `id`. */
+      riskLevels: string[] | null;
+      /** That proposal, or a refusal saying why not. */
+      id: number | null;
+    }
+  | ({ op: 'proposalRenew'; leaseSeconds: number } & LeaseHolder)
+  | ({ op: 'proposalRelease' } & LeaseHolder);
 
 /** Why an item was not added (addItems), as the TypeScript form's DomainError codes. */
 export type AddRefusal = 'UNKNOWN_CATEGORY' | 'CATEGORY_RETIRED' | 'DUPLICATE_ITEM';
@@ -42,6 +54,11 @@ export type JsonItem = Omit<Item, 'decidedAt' | 'createdAt' | 'claimedAt' | 'lea
   createdAt: string;
   claimedAt: string | null;
   leaseExpiresAt: string | null;
+};
+
+/** A Proposal as `to_jsonb` writes the row (times as for JsonItem). */
+export type JsonProposal = {
+  [K in keyof Proposal]: Proposal[K] extends Date ? string : Proposal[K] extends Date | null ? string | null : Proposal[K];
 };
 
 /** What one operation of a batch answered. */
@@ -61,6 +78,13 @@ export interface CallAnswer {
   selfReview?: true;
   /** decide: the corrected category cannot be chosen; what finalCategory needs to say why. */
   category?: { proposedCategory: string; exists: boolean; retired: boolean };
+  /**
+   * Proposal operations: the proposal after the change; when `refused`, the proposal as found (holding the
+   * token, or the one named), null when there is none.
+   */
+  proposal?: JsonProposal | null;
+  /** proposalClaim with an id, refused: whether the caller's approval of it stands. */
+  approved?: boolean;
   /** addItems: one outcome per item given, in order. */
   added?: ({ item: JsonItem } | { refusal: AddRefusal })[];
   /** recordLapses: how many lapses it recorded. */
@@ -89,6 +113,26 @@ export function itemFromJson(row: JsonItem): Item {
     claimedAt: utcOrNull(row.claimedAt),
     leaseExpiresAt: utcOrNull(row.leaseExpiresAt),
   };
+}
+
+type ProposalTime = { [K in keyof Proposal]-?: Date extends NonNullable<Proposal[K]> ? K : never }[keyof Proposal];
+/** Every time column of Proposal (the type makes a new one a compile error until it is named here). */
+const PROPOSAL_TIMES = Object.keys({
+  deadline: true,
+  createdAt: true,
+  approvedAt: true,
+  approvalExpiresAt: true,
+  claimedAt: true,
+  leaseExpiresAt: true,
+  afterReviewedAt: true,
+  escalatedAt: true,
+  outcomeUnknownAt: true,
+} satisfies Record<ProposalTime, true>) as ProposalTime[];
+
+export function proposalFromJson(row: JsonProposal): Proposal {
+  const proposal = { ...row } as Record<string, unknown>;
+  for (const key of PROPOSAL_TIMES) proposal[key] = utcOrNull(row[key] as string | null);
+  return proposal as unknown as Proposal;
 }
 
 /** The call with its time, read from `clock` as the batch is sent (as late as the instance can). */

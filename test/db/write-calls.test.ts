@@ -16,6 +16,7 @@ import { decideItem } from '../../src/services/decisions.js';
 import { addItem, addItems } from '../../src/services/items.js';
 import { claimItem, recordLapsedLeases, releaseLease, renewLease } from '../../src/services/leases.js';
 import { createPostgresDatabase, type TestDatabase, tempDatabaseFile, withPostgres } from '../support/database.js';
+import { recordWriterStatements, rows } from '../support/write-calls.js';
 
 const START = Date.UTC(2026, 11, 3, 9, 0, 0);
 const who = (name: string, authenticated = true): Actor => ({ name, authenticated });
@@ -144,22 +145,6 @@ async function script(db: Database): Promise<Outcome[]> {
   return outcomes;
 }
 
-/** A table's rows with times as epoch ms and booleans as booleans, whichever backend answered. */
-async function rows(db: Database, table: 'Event' | 'Item'): Promise<Record<string, unknown>[]> {
-  const times = new Set(['occurredAt', 'leaseExpiresAt', 'decidedAt', 'createdAt', 'claimedAt']);
-  const raw = await db.query<Record<string, unknown>>(`SELECT * FROM "${table}" ORDER BY "id"`);
-  return raw.map((row) =>
-    Object.fromEntries(
-      Object.entries(row).map(([key, value]) => {
-        if (key === 'leaseTokenHash') return ['leased', value !== null];
-        if (key === 'leaseExpiryRecorded') return [key, Boolean(value)];
-        if (times.has(key) && value !== null) return [key, new Date(value as string | number | Date).getTime()];
-        return [key, value];
-      }),
-    ),
-  );
-}
-
 // In both write modes (decision 0009): `sharded` runs the same functions without the global lock, its claims
 // picking with FOR UPDATE SKIP LOCKED; one writer at a time, they must write exactly the same.
 describe.each(WRITE_MODES)('write calls (PostgreSQL, PG_WRITE_MODE=%s) against their TypeScript forms', (writeMode) => {
@@ -230,18 +215,8 @@ describe('write calls (PostgreSQL)', () => {
     const deps: ServiceDeps = { db: postgres, clock };
     await addCategories(deps, who('admin'), ['lock']);
     const { record: key } = await createApiKey(deps, who('admin'), { name: 'touched', roles: ['VIEWER'] });
-    // Every statement the writer connection is sent, from here on (pg's Client serves Prisma's adapter and ours).
-    const sent: string[] = [];
-    const query = pg.Client.prototype.query;
-    pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
-      const config = args[0] as string | { text?: string };
-      if (
-        (this as unknown as { connectionParameters: { application_name?: string } }).connectionParameters.application_name ===
-        'leasehold-writer'
-      )
-        sent.push(typeof config === 'string' ? config : (config.text ?? ''));
-      return (query as (...rest: unknown[]) => unknown).apply(this, args);
-    } as typeof query;
+    // Every statement the writer connection is sent, from here on.
+    const { sent, stop: stopRecording } = recordWriterStatements();
     const held: { form: string; writes: number }[] = [];
     const stop = postgres.onLockHeld((_seconds, form, writes) => held.push({ form, writes }));
     try {
@@ -279,7 +254,7 @@ describe('write calls (PostgreSQL)', () => {
       clock.advance(61_000);
       expect(await recordLapsedLeases(deps)).toBe(1);
     } finally {
-      pg.Client.prototype.query = query;
+      stopRecording();
       stop();
     }
     expect(sent.length).toBeGreaterThan(0);

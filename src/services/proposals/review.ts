@@ -1,14 +1,18 @@
 // Action proposals, review: review leases (claim, renew, release), a reviewer's decision (approvals per
 // policy up to APPROVED, rejection, changes requested) and cancellation by the proposer or an admin.
 import { randomUUID } from 'node:crypto';
-import type { Proposal, WriteTx } from '../../db/client.js';
+import type { Proposal, TxSql, WriteTx } from '../../db/client.js';
+import { type CallAnswer, type JsonProposal, proposalFromJson } from '../../db/write-calls.js';
 import { DomainError } from '../../domain/errors.js';
 import { hashLeaseToken, issueLeaseToken, leaseExpiry } from '../../domain/lease.js';
 import { approvalExpiry, type ProposalOperation, RISK_LEVELS, type RiskLevel, transition } from '../../domain/proposal.js';
 import { LIMITS, validateLeaseSeconds, validateText, validateToken } from '../../domain/validation.js';
 import type { Actor } from '../context.js';
 import {
+  changedWhileRunning,
+  checkHeld,
   heldBy,
+  type LeaseKind,
   lapseApprovals,
   loadForUpdate,
   move,
@@ -39,12 +43,14 @@ export async function claimProposal(
   const risks = input.riskLevels?.length
     ? input.riskLevels.filter((risk): risk is RiskLevel => (RISK_LEVELS as readonly string[]).includes(risk))
     : null;
+  const id = input.id ?? null;
   const token = issueLeaseToken();
-  return deps.db.write(async (tx, sql) => {
+  const claimConflict = () => new DomainError('CLAIM_CONFLICT', 'The proposal was claimed by someone else; claim again.');
+  const work = async (tx: WriteTx, sql: TxSql): Promise<ProposalClaim | null> => {
     const now = deps.clock.now();
     const candidate =
-      input.id != null
-        ? await chosenForReview(tx, actor, input.id, now)
+      id !== null
+        ? await chosenForReview(tx, actor, id, now)
         : await tx.proposal.findFirst({
             where: {
               state: 'PENDING',
@@ -76,16 +82,51 @@ export async function claimProposal(
         version: candidate.version + 1,
       },
     });
-    if (claimed.count !== 1) throw new DomainError('CLAIM_CONFLICT', 'The proposal was claimed by someone else; claim again.');
+    if (claimed.count !== 1) throw claimConflict();
     const proposal = await loadForUpdate(tx, candidate.id);
     await proposalEvent(sql, proposal, 'PROPOSAL_LEASE_CLAIMED', actor.name, now, { holder: actor.name, leaseSeconds, kind: 'REVIEW' });
     return { proposal, token };
+  };
+  return deps.db.perform({
+    work,
+    call: {
+      fields: {
+        op: 'proposalClaim',
+        leaseSeconds,
+        tokenHash: hashLeaseToken(token),
+        holder: actor.name,
+        riskLevels: id === null ? risks : null,
+        id,
+      },
+      clock: deps.clock,
+      answer: (answer) => {
+        if (answer.none) return null;
+        if (answer.refused) {
+          const found = answer.proposal ? proposalFromJson(answer.proposal) : null;
+          checkReviewable(found, actor, id as number, new Date(answer.at));
+          if (answer.approved) throw alreadyApproved();
+          throw new Error('The database refused a claim the same rules allow.');
+        }
+        if (answer.conflict) throw claimConflict();
+        return { proposal: proposalFromJson(answer.proposal as JsonProposal), token };
+      },
+    },
   });
 }
 
 /** The proposal `id`, if `actor` may take it for review now; otherwise a refusal saying why. */
 async function chosenForReview(tx: WriteTx, actor: Actor, id: number, now: Date): Promise<Proposal> {
-  const chosen = await loadForUpdate(tx, id);
+  const chosen = checkReviewable(await tx.proposal.findUnique({ where: { id } }), actor, id, now);
+  const approved = await tx.proposalApproval.findFirst({ where: { proposalId: id, approver: actor.name, voidedAt: null } });
+  if (approved) throw alreadyApproved();
+  return chosen;
+}
+
+const alreadyApproved = () => new DomainError('ALREADY_APPROVED', 'You already approved this revision.', 'id');
+
+/** chosenForReview's rules for the proposal found (null: none), but for the caller's own approval of it. */
+function checkReviewable(chosen: Proposal | null, actor: Actor, id: number, now: Date): Proposal {
+  if (!chosen) throw new DomainError('PROPOSAL_NOT_FOUND', `No proposal has id ${id}.`, 'id');
   if (chosen.state !== 'PENDING') {
     throw new DomainError('PROPOSAL_STATE_CONFLICT', `Proposal ${id} is ${chosen.state}: only a PENDING proposal is reviewed.`, 'id');
   }
@@ -100,10 +141,11 @@ async function chosenForReview(tx: WriteTx, actor: Actor, id: number, now: Date)
       'id',
     );
   }
-  const approved = await tx.proposalApproval.findFirst({ where: { proposalId: id, approver: actor.name, voidedAt: null } });
-  if (approved) throw new DomainError('ALREADY_APPROVED', 'You already approved this revision.', 'id');
   return chosen;
 }
+
+/** The lease's kind as renewProposalLease checks it: the found proposal's, when it is an execution lease. */
+const renewedKind = (found: Proposal | null): LeaseKind => (found?.leaseKind === 'EXECUTION' ? 'EXECUTION' : 'REVIEW');
 
 /** Renews a review or execution lease from now. */
 export async function renewProposalLease(
@@ -112,30 +154,56 @@ export async function renewProposalLease(
   input: { token: string; leaseSeconds?: number | null },
 ): Promise<Proposal> {
   const leaseSeconds = validateLeaseSeconds(input.leaseSeconds ?? LIMITS.defaultLeaseSeconds);
-  return deps.db.write(async (tx, sql) => {
-    const now = deps.clock.now();
-    const hash = hashLeaseToken(validateToken(input.token));
-    const found = await tx.proposal.findUnique({ where: { leaseTokenHash: hash } });
-    const held = await heldBy(tx, input.token, actor, now, found?.leaseKind === 'EXECUTION' ? 'EXECUTION' : 'REVIEW');
-    const proposal = await move(tx, held, held.state, { leaseExpiresAt: leaseExpiry(now, leaseSeconds) });
-    await proposalEvent(sql, proposal, 'PROPOSAL_LEASE_RENEWED', actor.name, now, {
-      holder: held.claimedBy,
-      leaseSeconds,
-      kind: held.leaseKind,
-    });
-    return proposal;
+  const tokenHash = hashLeaseToken(validateToken(input.token));
+  return deps.db.perform({
+    work: async (tx, sql) => {
+      const now = deps.clock.now();
+      const found = await tx.proposal.findUnique({ where: { leaseTokenHash: tokenHash } });
+      const held = checkHeld(found, actor, now, renewedKind(found));
+      const proposal = await move(tx, held, held.state, { leaseExpiresAt: leaseExpiry(now, leaseSeconds) });
+      await proposalEvent(sql, proposal, 'PROPOSAL_LEASE_RENEWED', actor.name, now, {
+        holder: held.claimedBy,
+        leaseSeconds,
+        kind: held.leaseKind,
+      });
+      return proposal;
+    },
+    call: {
+      fields: { op: 'proposalRenew', leaseSeconds, tokenHash, actor: actor.name, authenticated: actor.authenticated },
+      clock: deps.clock,
+      answer: (answer) => heldProposalChange(answer, actor, renewedKind),
+    },
   });
 }
 
 /** Gives a proposal back undecided (review leases only: an execution must report its outcome). */
 export async function releaseProposalLease(deps: ProposalDeps, actor: Actor, input: { token: string }): Promise<Proposal> {
-  return deps.db.write(async (tx, sql) => {
-    const now = deps.clock.now();
-    const held = await heldBy(tx, input.token, actor, now, 'REVIEW');
-    const proposal = await move(tx, held, held.state, NO_LEASE);
-    await proposalEvent(sql, proposal, 'PROPOSAL_LEASE_RELEASED', actor.name, now, { holder: held.claimedBy });
-    return proposal;
+  const tokenHash = hashLeaseToken(validateToken(input.token));
+  return deps.db.perform({
+    work: async (tx, sql) => {
+      const now = deps.clock.now();
+      const held = checkHeld(await tx.proposal.findUnique({ where: { leaseTokenHash: tokenHash } }), actor, now, 'REVIEW');
+      const proposal = await move(tx, held, held.state, NO_LEASE);
+      await proposalEvent(sql, proposal, 'PROPOSAL_LEASE_RELEASED', actor.name, now, { holder: held.claimedBy });
+      return proposal;
+    },
+    call: {
+      fields: { op: 'proposalRelease', tokenHash, actor: actor.name, authenticated: actor.authenticated },
+      clock: deps.clock,
+      answer: (answer) => heldProposalChange(answer, actor, () => 'REVIEW'),
+    },
   });
+}
+
+/** A renewal's or release's answer: the proposal after it, or the refusal heldBy gives for the proposal found. */
+function heldProposalChange(answer: CallAnswer, actor: Actor, kind: (found: Proposal | null) => LeaseKind): Proposal {
+  if (answer.refused) {
+    const found = answer.proposal ? proposalFromJson(answer.proposal) : null;
+    checkHeld(found, actor, new Date(answer.at), kind(found));
+    throw new Error('The database refused a lease the same rules find usable.');
+  }
+  if (answer.conflict) throw changedWhileRunning();
+  return proposalFromJson(answer.proposal as JsonProposal);
 }
 
 export type ReviewDecision = 'APPROVE' | 'REJECT' | 'REQUEST_CHANGES';

@@ -102,6 +102,10 @@ export async function loadForUpdate(tx: WriteTx, id: number): Promise<Proposal> 
   return proposal;
 }
 
+/** A compare-and-set lost: someone changed the proposal between this operation's read and its write. */
+export const changedWhileRunning = () =>
+  new DomainError('PROPOSAL_STATE_CONFLICT', 'The proposal changed while this ran; look it up again.');
+
 /** Applies a state change with a compare-and-set on (state, version), so a concurrent change loses loudly. */
 export async function move(
   tx: WriteTx,
@@ -123,7 +127,7 @@ export async function move(
     where: { id: proposal.id, version: proposal.version, state: proposal.state },
     data: { ...data, state: to, version: proposal.version + 1 },
   });
-  if (changed.count !== 1) throw new DomainError('PROPOSAL_STATE_CONFLICT', 'The proposal changed while this ran; look it up again.');
+  if (changed.count !== 1) throw changedWhileRunning();
   return { ...proposal, ...data, state: to, version: proposal.version + 1 };
 }
 
@@ -192,8 +196,14 @@ export async function markStale(
 }
 
 /** The proposal whose current lease this token proves, held by `actor` and unexpired. */
-export async function heldBy(tx: WriteTx, token: string, actor: Actor, now: Date, kind: 'REVIEW' | 'EXECUTION'): Promise<Proposal> {
-  const proposal = await tx.proposal.findUnique({ where: { leaseTokenHash: hashLeaseToken(validateToken(token)) } });
+export async function heldBy(tx: WriteTx, token: string, actor: Actor, now: Date, kind: LeaseKind): Promise<Proposal> {
+  return checkHeld(await tx.proposal.findUnique({ where: { leaseTokenHash: hashLeaseToken(validateToken(token)) } }), actor, now, kind);
+}
+
+export type LeaseKind = 'REVIEW' | 'EXECUTION';
+
+/** heldBy's rules for the proposal found holding the token (null: none). */
+export function checkHeld(proposal: Proposal | null, actor: Actor, now: Date, kind: LeaseKind): Proposal {
   if (!proposal || proposal.leaseKind !== kind || proposal.leaseExpiresAt === null) {
     throw new DomainError('CLAIM_NOT_FOUND', `No proposal holds this ${kind === 'REVIEW' ? 'review' : 'execution'} lease token.`, 'token');
   }

@@ -1,0 +1,185 @@
+// Review leases on action proposals run on PostgreSQL as write calls (migration 20261203120000_proposal_lease_calls):
+// they must answer, refuse and write exactly what their TypeScript forms do on SQLite, and run as nothing but
+// the one statement of their batch while they hold the write lock.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WRITE_MODES } from '../../src/config/database-location.js';
+import { type Database, openDatabase } from '../../src/db/client.js';
+import { WRITE_BATCH } from '../../src/db/write-calls.js';
+import { ManualClock } from '../../src/domain/clock.js';
+import { DomainError } from '../../src/domain/errors.js';
+import type { Actor } from '../../src/services/context.js';
+import {
+  claimExecution,
+  claimProposal,
+  type ProposalDeps,
+  releaseProposalLease,
+  renewProposalLease,
+  reviewProposal,
+  submitProposal,
+} from '../../src/services/proposals/index.js';
+import { createPostgresDatabase, type TestDatabase, tempDatabaseFile } from '../support/database.js';
+import { MINUTE, proposalInput } from '../support/proposals.js';
+import { recordWriterStatements, rows } from '../support/write-calls.js';
+
+const START = Date.UTC(2026, 11, 3, 12, 0, 0);
+const who = (name: string, authenticated = true): Actor => ({ name, authenticated });
+
+type Outcome = Record<string, unknown> | string | null;
+
+/** A proposal as a step returned it (whether it holds a lease and an operation id, not their random values), a refusal's code, or null. */
+function outcomeOf(value: unknown): Outcome {
+  if (value === null) return null;
+  const proposal = (value as { proposal?: unknown }).proposal ?? value;
+  const { leaseTokenHash, operationId, ...rest } = proposal as Record<string, unknown>;
+  return { ...rest, leased: leaseTokenHash !== null, operation: operationId !== null };
+}
+
+/** The same script on either backend: every kind of review claim, renewal and release, and every refusal they give. */
+async function script(db: Database): Promise<Outcome[]> {
+  const clock = new ManualClock(START);
+  const deps: ProposalDeps = { db, clock };
+  const outcomes: Outcome[] = [];
+  const tokens: Record<string, string> = {};
+  const step = async (work: () => Promise<unknown>) => {
+    try {
+      outcomes.push(outcomeOf(await work()));
+    } catch (error) {
+      if (!(error instanceof DomainError)) throw error;
+      outcomes.push(error.code);
+    }
+  };
+  const claim = (name: string, input: Parameters<typeof claimProposal>[2] = {}, key = name) =>
+    step(async () => {
+      const claimed = await claimProposal(deps, who(name), input);
+      if (claimed) tokens[key] = claimed.token;
+      return claimed;
+    });
+  const ids: Record<string, number> = {};
+  for (const [recordId, by, extra] of [
+    ['p1', 'agent', {}],
+    ['p2', 'agent', { riskLevel: 'HIGH', deadline: new Date(START + 60 * MINUTE) }],
+    ['p3', 'alice', { riskLevel: 'MEDIUM' }],
+    ['p4', 'agent', { deadline: new Date(START + 10 * MINUTE) }],
+    ['p5', 'agent', { riskLevel: 'HIGH' }],
+  ] as const) {
+    ids[recordId] = (await submitProposal(deps, who(by), proposalInput(recordId, extra))).proposal.id;
+    clock.advance(1_000);
+  }
+  await claim('alice'); // p4: the earliest deadline
+  await claim('bob', { riskLevels: ['HIGH'], leaseSeconds: 120 }); // p2
+  await claim('carol', { riskLevels: ['NOPE'] }); // no such risk level: nothing
+  await claim('carol', { id: ids.p2 }); // bob's: CLAIM_CONFLICT
+  await claim('carol', { id: ids.p3 });
+  await claim('alice', { id: 999_999 }); // PROPOSAL_NOT_FOUND
+  await claim('alice', { id: ids.p3 }); // hers: SELF_APPROVAL
+  clock.advance(500);
+  await step(() => renewProposalLease(deps, who('alice'), { token: tokens.alice as string, leaseSeconds: 600 }));
+  await step(() => renewProposalLease(deps, who('bob'), { token: tokens.alice as string })); // NOT_LEASE_HOLDER
+  await step(() => renewProposalLease(deps, who('mallory', false), { token: tokens.carol as string, leaseSeconds: 90 })); // the command line
+  await step(() => releaseProposalLease(deps, who('carol'), { token: tokens.carol as string }));
+  await step(() => releaseProposalLease(deps, who('carol'), { token: tokens.carol as string })); // CLAIM_NOT_FOUND
+  await step(() => releaseProposalLease(deps, who('carol'), { token: 'not a token' })); // INVALID_TOKEN
+  await claim('agent', { leaseSeconds: 3600 }); // every other one is agent's own: p3
+  // Bob approves p2 (HIGH: two approvals), which stays PENDING without a lease.
+  await step(() => reviewProposal(deps, who('bob'), { token: tokens.bob as string, decision: 'APPROVE', revision: 1 }));
+  await claim('bob', { id: ids.p2 }); // ALREADY_APPROVED
+  await claim('bob', { leaseSeconds: 60 }, 'bob-p1'); // not p2 (his approval), not p4 (alice's): p1
+  clock.advance(11 * MINUTE); // p4's deadline passed; alice's and bob's leases lapsed
+  await claim('dave', { id: ids.p4 }); // DEADLINE_PASSED
+  await step(() => renewProposalLease(deps, who('alice'), { token: tokens.alice as string })); // CLAIM_EXPIRED
+  await step(() => releaseProposalLease(deps, who('bob'), { token: tokens['bob-p1'] as string })); // CLAIM_EXPIRED
+  await claim('erin'); // p2 (bob approved it, erin did not)
+  await claim('frank', { riskLevels: ['LOW', 'NOPE'] }); // p1: bob's lapsed lease recorded, then replaced
+  await claim('grace', { id: ids.p5 });
+  // An execution lease renews; it is never released.
+  await step(() => reviewProposal(deps, who('frank'), { token: tokens.frank as string, decision: 'APPROVE', revision: 1 }));
+  const execution = await claimExecution(deps, who('worker'), {});
+  outcomes.push(outcomeOf(execution));
+  await step(() => renewProposalLease(deps, who('worker'), { token: execution?.token as string, leaseSeconds: 300 }));
+  await step(() => releaseProposalLease(deps, who('worker'), { token: execution?.token as string })); // CLAIM_NOT_FOUND
+  await claim('henry'); // nothing left: null
+  return outcomes;
+}
+
+describe.each(WRITE_MODES)('proposal lease calls (PostgreSQL, PG_WRITE_MODE=%s) against their TypeScript forms', (writeMode) => {
+  let database: TestDatabase;
+  let postgres: Database;
+  beforeAll(async () => {
+    database = await createPostgresDatabase();
+    postgres = await openDatabase({ location: database.location, writeMode });
+  });
+  afterAll(async () => {
+    await postgres.close();
+    await database.cleanup();
+  });
+
+  it('claims, renewals and releases of review leases answer, refuse and write exactly as on SQLite', async () => {
+    const file = tempDatabaseFile();
+    const sqlite = await openDatabase({ file: file.file });
+    try {
+      const expected = await script(sqlite);
+      const actual = await script(postgres);
+      expect(actual).toEqual(expected);
+      // Every refusal of the three operations was met, so the comparison covers them.
+      for (const code of [
+        'CLAIM_CONFLICT',
+        'PROPOSAL_NOT_FOUND',
+        'SELF_APPROVAL',
+        'NOT_LEASE_HOLDER',
+        'CLAIM_NOT_FOUND',
+        'INVALID_TOKEN',
+        'ALREADY_APPROVED',
+        'DEADLINE_PASSED',
+        'CLAIM_EXPIRED',
+      ])
+        expect(expected).toContain(code);
+      const sqliteEvents = await rows(sqlite, 'Event');
+      expect(sqliteEvents.map((event) => event.type)).toEqual(
+        expect.arrayContaining(['PROPOSAL_LEASE_CLAIMED', 'PROPOSAL_LEASE_RENEWED', 'PROPOSAL_LEASE_RELEASED', 'PROPOSAL_LEASE_EXPIRED']),
+      );
+      expect(await rows(postgres, 'Event')).toEqual(sqliteEvents);
+      expect(await rows(postgres, 'Proposal')).toEqual(await rows(sqlite, 'Proposal'));
+      expect(await rows(postgres, 'ProposalApproval')).toEqual(await rows(sqlite, 'ProposalApproval'));
+    } finally {
+      await sqlite.close();
+      file.cleanup();
+    }
+  });
+});
+
+describe('proposal lease calls (PostgreSQL)', () => {
+  let database: TestDatabase;
+  let postgres: Database;
+  beforeAll(async () => {
+    database = await createPostgresDatabase();
+    postgres = await openDatabase({ location: database.location });
+  });
+  afterAll(async () => {
+    await postgres.close();
+    await database.cleanup();
+  });
+
+  it('many reviewers at once: each claim, renewal and release is part of one statement, nothing else runs under the write lock, and no proposal is leased twice', async () => {
+    const clock = new ManualClock(START + 24 * 3_600_000);
+    const deps: ProposalDeps = { db: postgres, clock };
+    for (let n = 0; n < 12; n++) await submitProposal(deps, who('agent'), proposalInput(`lock-${n}`));
+    const { sent, stop: stopRecording } = recordWriterStatements();
+    const held: { form: string; writes: number }[] = [];
+    const stop = postgres.onLockHeld((_seconds, form, writes) => held.push({ form, writes }));
+    const reviewers = Array.from({ length: 10 }, (_, n) => who(`reviewer-${n}`));
+    try {
+      const claims = await Promise.all(reviewers.map((reviewer) => claimProposal(deps, reviewer, {})));
+      expect(new Set(claims.map((claim) => claim?.proposal.id)).size).toBe(10);
+      await Promise.all(claims.map((claim, n) => renewProposalLease(deps, reviewers[n] as Actor, { token: claim?.token as string })));
+      await Promise.all(claims.map((claim, n) => releaseProposalLease(deps, reviewers[n] as Actor, { token: claim?.token as string })));
+    } finally {
+      stopRecording();
+      stop();
+    }
+    expect(sent.length).toBeGreaterThan(0);
+    expect(sent.filter((text) => text !== WRITE_BATCH)).toEqual([]);
+    expect(sent.length).toBeLessThan(30);
+    expect(held.every((hold) => hold.form === 'statement')).toBe(true);
+    expect(held.reduce((sum, hold) => sum + hold.writes, 0)).toBe(30);
+  });
+});
