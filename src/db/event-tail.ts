@@ -204,7 +204,7 @@ export function deferredTail(opening: Promise<EventTail>): EventTail & { ready()
       opened.then((value) => value.onChange?.(listener)).catch(() => {});
     },
     latestSequence: async () => (await opened).latestSequence(),
-    eventsAfter: async (sequence, limit) => (await opened).eventsAfter(sequence, limit),
+    eventsAfter: async (sequence, limit, withItems) => (await opened).eventsAfter(sequence, limit, withItems),
     itemsById: async (ids) => (await opened).itemsById(ids),
     queueStats: async (now) => (await opened).queueStats(now),
     itemByLeaseTokenHash: async (tokenHash) => (await opened).itemByLeaseTokenHash(tokenHash),

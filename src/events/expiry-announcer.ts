@@ -1,16 +1,18 @@
 // Announces lease expiry when it happens: one timer, armed for the earliest unrecorded expiry and
-// re-armed whenever leases change. When it fires, lapsed leases are recorded as LEASE_EXPIRED
+// re-armed when a lease may run out before it. When it fires, lapsed leases are recorded as LEASE_EXPIRED
 // (exactly once across processes: see recordLapse). Claims never depend on this having run.
 
 import type { Event } from '../db/client.js';
 import type { EventTail } from '../db/event-tail.js';
 import type { Clock, Timer } from '../domain/clock.js';
+import { isOverlong } from '../domain/lease.js';
 import type { Logger } from '../logger.js';
 import type { ServiceDeps } from '../services/context.js';
 import { recordLapsedLeases } from '../services/leases.js';
 
 const BATCH = 200;
-const LEASE_CHANGES = new Set(['LEASE_CLAIMED', 'LEASE_RENEWED', 'LEASE_RELEASED', 'LEASE_EXPIRED', 'ITEM_DECIDED']);
+/** The changes that set a lease's expiry. */
+const LEASE_GRANTS = new Set(['LEASE_CLAIMED', 'LEASE_RENEWED']);
 
 export class ExpiryAnnouncer {
   private timer: Timer | null = null;
@@ -38,10 +40,23 @@ export class ExpiryAnnouncer {
     this.timer = null;
   }
 
-  /** Feed listener: any lease change may move the earliest expiry. */
+  /** Feed observer: looks the earliest expiry up again when a change may have brought it forward. */
   onEvents = (events: readonly Event[]): void => {
-    if (events.some((event) => LEASE_CHANGES.has(event.type))) this.arm();
+    if (events.some((event) => this.mayBringForward(event))) this.arm();
   };
+
+  /**
+   * Whether `event` can make the earliest unrecorded expiry earlier than the timer is armed for: a lease
+   * granted or renewed to run out before it (or overlong by this clock), or any lease while none is armed.
+   * A lease that ends (released, decided, recorded, renewed for longer) never does: a timer armed for it
+   * fires, finds nothing lapsed, and arms again. So a busy queue costs one look-up per earliest expiry,
+   * not one per page of changes.
+   */
+  private mayBringForward(event: Event): boolean {
+    if (!LEASE_GRANTS.has(event.type)) return false;
+    if (this.armedFor === null || event.leaseExpiresAt === null) return true;
+    return event.leaseExpiresAt.getTime() < this.armedFor || isOverlong(event.leaseExpiresAt, this.deps.clock.now());
+  }
 
   /** Looks up the earliest unrecorded expiry and sets the timer for it; calls during a look-up coalesce. */
   private arm(): void {

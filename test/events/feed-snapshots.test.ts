@@ -3,7 +3,7 @@
 // alone. A bulk intake nobody watches therefore costs one read of its events, not a second of its items.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Database, type Event, openDatabase } from '../../src/db/client.js';
-import type { EventTail } from '../../src/db/event-tail.js';
+import { deferredTail, type EventTail } from '../../src/db/event-tail.js';
 import { ManualClock } from '../../src/domain/clock.js';
 import { EventFeed, type FeedEvent } from '../../src/events/feed.js';
 import { createLogger } from '../../src/logger.js';
@@ -42,7 +42,7 @@ describe(`the feed reads items only for subscribers (${BACKEND})`, () => {
     db = await openDatabase({ location: database.location });
     await addCategories({ db, clock }, proposer, ['alpha']);
     const real = await db.openTail();
-    tail = Object.create(real, {
+    const spied: EventTail = Object.create(real, {
       eventsAfter: {
         value: (sequence: number, limit: number, items?: boolean) => {
           withItems.push(items);
@@ -56,6 +56,8 @@ describe(`the feed reads items only for subscribers (${BACKEND})`, () => {
         },
       },
     });
+    // As the server has it: the feed's tail is deferred until its connection opens (deferredTail).
+    tail = deferredTail(Promise.resolve(spied));
     feed = new EventFeed(tail, createLogger('silent'), { pollIntervalMs: 1_000 });
     await feed.start();
   });
