@@ -42,6 +42,18 @@ export type WriteCall =
       /** That proposal, or a refusal saying why not. */
       id: number | null;
     }
+  | {
+      op: 'executionClaim';
+      leaseSeconds: number;
+      tokenHash: string;
+      holder: string;
+      actions: string[] | null;
+      targetSystems: string[] | null;
+      /** The risk levels whose policy keeps a proposal's approvers from executing it. */
+      separated: string[];
+      /** The state CLAIM_EXECUTION takes an APPROVED proposal to. */
+      to: string;
+    }
   | ({ op: 'proposalRenew'; leaseSeconds: number } & LeaseHolder)
   | ({ op: 'proposalRelease' } & LeaseHolder);
 

@@ -1,4 +1,5 @@
-// Review leases on action proposals run on PostgreSQL as write calls (migration 20261203120000_proposal_lease_calls):
+// Review leases and execution claims on action proposals run on PostgreSQL as write calls (migrations
+// 20261203120000_proposal_lease_calls, 20261203130000_execution_claim_call):
 // they must answer, refuse and write exactly what their TypeScript forms do on SQLite, and run as nothing but
 // the one statement of their batch while they hold the write lock.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -34,7 +35,7 @@ function outcomeOf(value: unknown): Outcome {
   return { ...rest, leased: leaseTokenHash !== null, operation: operationId !== null };
 }
 
-/** The same script on either backend: every kind of review claim, renewal and release, and every refusal they give. */
+/** The same script on either backend: every kind of review claim, renewal, release and execution claim, and every refusal they give. */
 async function script(db: Database): Promise<Outcome[]> {
   const clock = new ManualClock(START);
   const deps: ProposalDeps = { db, clock };
@@ -91,12 +92,23 @@ async function script(db: Database): Promise<Outcome[]> {
   await claim('erin'); // p2 (bob approved it, erin did not)
   await claim('frank', { riskLevels: ['LOW', 'NOPE'] }); // p1: bob's lapsed lease recorded, then replaced
   await claim('grace', { id: ids.p5 });
-  // An execution lease renews; it is never released.
+  // Execution claims: p1 (LOW) and p3 (MEDIUM: its approvers may not execute it) approved.
   await step(() => reviewProposal(deps, who('frank'), { token: tokens.frank as string, decision: 'APPROVE', revision: 1 }));
-  const execution = await claimExecution(deps, who('worker'), {});
-  outcomes.push(outcomeOf(execution));
-  await step(() => renewProposalLease(deps, who('worker'), { token: execution?.token as string, leaseSeconds: 300 }));
-  await step(() => releaseProposalLease(deps, who('worker'), { token: execution?.token as string })); // CLAIM_NOT_FOUND
+  await step(() => reviewProposal(deps, who('agent'), { token: tokens.agent as string, decision: 'APPROVE', revision: 1 }));
+  const execute = (name: string, input: Parameters<typeof claimExecution>[2] = {}) =>
+    step(async () => {
+      const claimed = await claimExecution(deps, who(name), input);
+      if (claimed) tokens[`${name}-execution`] = claimed.token;
+      return claimed;
+    });
+  await execute('agent'); // p1 is its own, p3 it approved: nothing
+  await execute('worker', { actions: ['nope'] }); // nothing of that action
+  await execute('worker', { actions: ['set_price'], targetSystems: ['shop'] }); // p3: its approval runs out first
+  await execute('frank', { targetSystems: ['shop', 'crm'] }); // p1: a LOW proposal's approver may execute it
+  await execute('worker'); // nothing left
+  // An execution lease renews; it is never released.
+  await step(() => renewProposalLease(deps, who('worker'), { token: tokens['worker-execution'] as string, leaseSeconds: 300 }));
+  await step(() => releaseProposalLease(deps, who('worker'), { token: tokens['worker-execution'] as string })); // CLAIM_NOT_FOUND
   await claim('henry'); // nothing left: null
   return outcomes;
 }
@@ -159,7 +171,7 @@ describe('proposal lease calls (PostgreSQL)', () => {
     await database.cleanup();
   });
 
-  it('many reviewers at once: each claim, renewal and release is part of one statement, nothing else runs under the write lock, and no proposal is leased twice', async () => {
+  it('many reviewers and executors at once: each claim, renewal, release and poll is part of one statement, nothing else runs under the write lock, and no proposal is leased twice', async () => {
     const clock = new ManualClock(START + 24 * 3_600_000);
     const deps: ProposalDeps = { db: postgres, clock };
     for (let n = 0; n < 12; n++) await submitProposal(deps, who('agent'), proposalInput(`lock-${n}`));
@@ -172,6 +184,9 @@ describe('proposal lease calls (PostgreSQL)', () => {
       expect(new Set(claims.map((claim) => claim?.proposal.id)).size).toBe(10);
       await Promise.all(claims.map((claim, n) => renewProposalLease(deps, reviewers[n] as Actor, { token: claim?.token as string })));
       await Promise.all(claims.map((claim, n) => releaseProposalLease(deps, reviewers[n] as Actor, { token: claim?.token as string })));
+      // Executors polling with nothing approved: a statement too, not a transaction held across round trips.
+      const polls = await Promise.all(reviewers.slice(0, 5).map((executor) => claimExecution(deps, executor, {})));
+      expect(polls).toEqual([null, null, null, null, null]);
     } finally {
       stopRecording();
       stop();
@@ -180,6 +195,6 @@ describe('proposal lease calls (PostgreSQL)', () => {
     expect(sent.filter((text) => text !== WRITE_BATCH)).toEqual([]);
     expect(sent.length).toBeLessThan(30);
     expect(held.every((hold) => hold.form === 'statement')).toBe(true);
-    expect(held.reduce((sum, hold) => sum + hold.writes, 0)).toBe(30);
+    expect(held.reduce((sum, hold) => sum + hold.writes, 0)).toBe(35);
   });
 });

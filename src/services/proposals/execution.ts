@@ -2,6 +2,7 @@
 // fingerprint check right before an attempt, the reported outcome and a manual execution. What the server
 // knows of each target (reportTargetState and the remembered fingerprint) is in target-state.ts.
 import type { ExecutionAttempt, Proposal, WriteTx } from '../../db/client.js';
+import { type JsonProposal, proposalFromJson } from '../../db/write-calls.js';
 import { DomainError } from '../../domain/errors.js';
 import { hashLeaseToken, issueLeaseToken, leaseExpiry } from '../../domain/lease.js';
 import { type ProposalOperation, RISK_LEVELS, transition } from '../../domain/proposal.js';
@@ -9,6 +10,7 @@ import { LIMITS, validateLeaseSeconds, validateText } from '../../domain/validat
 import type { Actor } from '../context.js';
 import {
   approvalStillValid,
+  changedWhileRunning,
   heldBy,
   jsonText,
   loadForUpdate,
@@ -48,38 +50,59 @@ export async function claimExecution(
     ? input.targetSystems.map((system, n) => validateText(system, `targetSystems[${n}]`, PROPOSAL_LIMITS.target))
     : null;
   const token = issueLeaseToken();
-  return deps.db.write(async (tx, sql) => {
-    const now = deps.clock.now();
-    // Where the policy separates executors from approvers, proposals this executor approved are skipped in the query itself.
-    const separated = RISK_LEVELS.filter((risk) => policyOf(deps, risk).executorMustDifferFromApprovers);
-    const current = await tx.proposal.findFirst({
-      where: {
-        state: 'APPROVED',
-        approvalExpiresAt: { gt: now },
-        proposedBy: { not: actor.name },
-        ...(actions ? { action: { in: actions } } : {}),
-        ...(systems ? { targetSystem: { in: systems } } : {}),
-        OR: [{ riskLevel: { notIn: separated } }, { approvals: { none: { approver: actor.name, voidedAt: null } } }],
+  // Where the policy separates executors from approvers, proposals this executor approved are skipped in the query itself.
+  const separated = RISK_LEVELS.filter((risk) => policyOf(deps, risk).executorMustDifferFromApprovers);
+  const claimed = (proposal: Proposal): ExecutionClaim => ({ proposal, token, operationId: proposal.operationId as string });
+  return deps.db.perform({
+    work: async (tx, sql) => {
+      const now = deps.clock.now();
+      const current = await tx.proposal.findFirst({
+        where: {
+          state: 'APPROVED',
+          approvalExpiresAt: { gt: now },
+          proposedBy: { not: actor.name },
+          ...(actions ? { action: { in: actions } } : {}),
+          ...(systems ? { targetSystem: { in: systems } } : {}),
+          OR: [{ riskLevel: { notIn: separated } }, { approvals: { none: { approver: actor.name, voidedAt: null } } }],
+        },
+        orderBy: [{ approvalExpiresAt: 'asc' }, { id: 'asc' }],
+      });
+      if (!current) return null;
+      const proposal = await move(tx, current, transition(current.state, 'CLAIM_EXECUTION'), {
+        leaseKind: 'EXECUTION',
+        leaseTokenHash: hashLeaseToken(token),
+        claimedBy: actor.name,
+        claimedAt: now,
+        leaseExpiresAt: leaseExpiry(now, leaseSeconds),
+        leaseNumber: current.leaseNumber + 1,
+        leaseExpiryRecorded: false,
+      });
+      await proposalEvent(sql, proposal, 'EXECUTION_CLAIMED', actor.name, now, {
+        from: current.state,
+        executor: actor.name,
+        operationId: proposal.operationId,
+        leaseSeconds,
+      });
+      return claimed(proposal);
+    },
+    call: {
+      fields: {
+        op: 'executionClaim',
+        leaseSeconds,
+        tokenHash: hashLeaseToken(token),
+        holder: actor.name,
+        actions,
+        targetSystems: systems,
+        separated,
+        to: transition('APPROVED', 'CLAIM_EXECUTION'),
       },
-      orderBy: [{ approvalExpiresAt: 'asc' }, { id: 'asc' }],
-    });
-    if (!current) return null;
-    const proposal = await move(tx, current, transition(current.state, 'CLAIM_EXECUTION'), {
-      leaseKind: 'EXECUTION',
-      leaseTokenHash: hashLeaseToken(token),
-      claimedBy: actor.name,
-      claimedAt: now,
-      leaseExpiresAt: leaseExpiry(now, leaseSeconds),
-      leaseNumber: current.leaseNumber + 1,
-      leaseExpiryRecorded: false,
-    });
-    await proposalEvent(sql, proposal, 'EXECUTION_CLAIMED', actor.name, now, {
-      from: current.state,
-      executor: actor.name,
-      operationId: proposal.operationId,
-      leaseSeconds,
-    });
-    return { proposal, token, operationId: proposal.operationId as string };
+      clock: deps.clock,
+      answer: (answer) => {
+        if (answer.none) return null;
+        if (answer.conflict) throw changedWhileRunning();
+        return claimed(proposalFromJson(answer.proposal as JsonProposal));
+      },
+    },
   });
 }
 
