@@ -68,15 +68,12 @@ export async function claimExecution(
         orderBy: [{ approvalExpiresAt: 'asc' }, { id: 'asc' }],
       });
       if (!current) return null;
-      const proposal = await move(tx, current, transition(current.state, 'CLAIM_EXECUTION'), {
-        leaseKind: 'EXECUTION',
-        leaseTokenHash: hashLeaseToken(token),
-        claimedBy: actor.name,
-        claimedAt: now,
-        leaseExpiresAt: leaseExpiry(now, leaseSeconds),
-        leaseNumber: current.leaseNumber + 1,
-        leaseExpiryRecorded: false,
-      });
+      const proposal = await move(
+        tx,
+        current,
+        transition(current.state, 'CLAIM_EXECUTION'),
+        executionLease(current, token, actor, now, leaseSeconds),
+      );
       await proposalEvent(sql, proposal, 'EXECUTION_CLAIMED', actor.name, now, {
         from: current.state,
         executor: actor.name,
@@ -141,14 +138,8 @@ export async function claimManualExecution(
       );
     }
     const proposal = await move(tx, current, transition(current.state, 'CLAIM_EXECUTION'), {
-      leaseKind: 'EXECUTION',
+      ...executionLease(current, token, actor, now, leaseSeconds),
       manualLease: true,
-      leaseTokenHash: hashLeaseToken(token),
-      claimedBy: actor.name,
-      claimedAt: now,
-      leaseExpiresAt: leaseExpiry(now, leaseSeconds),
-      leaseNumber: current.leaseNumber + 1,
-      leaseExpiryRecorded: false,
     });
     await proposalEvent(sql, proposal, 'EXECUTION_CLAIMED', actor.name, now, {
       from: current.state,
@@ -160,6 +151,19 @@ export async function claimManualExecution(
     });
     return { proposal, token, operationId: proposal.operationId as string };
   });
+}
+
+/** An execution lease on `current` for `actor`, proved by `token`, from `now`. */
+function executionLease(current: Proposal, token: string, actor: Actor, now: Date, leaseSeconds: number) {
+  return {
+    leaseKind: 'EXECUTION',
+    leaseTokenHash: hashLeaseToken(token),
+    claimedBy: actor.name,
+    claimedAt: now,
+    leaseExpiresAt: leaseExpiry(now, leaseSeconds),
+    leaseNumber: current.leaseNumber + 1,
+    leaseExpiryRecorded: false,
+  } as const;
 }
 
 /** Separation of duties for an execution chosen by id: never one's own proposal, nor one approved when the policy says so. */
