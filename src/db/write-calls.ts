@@ -54,6 +54,15 @@ export type WriteCall =
       /** The state CLAIM_EXECUTION takes an APPROVED proposal to. */
       to: string;
     }
+  | ({
+      op: 'proposalTurnDown';
+      operation: 'REJECT' | 'REQUEST_CHANGES';
+      reason: string;
+      comment: string | null;
+      /** Where the operation takes each state it is allowed from. */
+      to: Partial<Record<string, string>>;
+    } & LeaseHolder)
+  | { op: 'proposalCancel'; id: number; actor: string; isAdmin: boolean; reason: string; to: Partial<Record<string, string>> }
   | ({ op: 'proposalRenew'; leaseSeconds: number } & LeaseHolder)
   | ({ op: 'proposalRelease' } & LeaseHolder);
 

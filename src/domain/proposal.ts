@@ -155,6 +155,19 @@ export const TRANSITIONS: Record<ProposalState, Partial<Record<ProposalOperation
   FAILED: {},
 };
 
+/**
+ * Where `operation` takes each state it takes without further facts (a string outcome in TRANSITIONS): what a
+ * write call that runs in the database is sent, so the machine stays here.
+ */
+export function fixedOutcomes(operation: ProposalOperation): Partial<Record<ProposalState, ProposalState>> {
+  const outcomes: Partial<Record<ProposalState, ProposalState>> = {};
+  for (const state of Object.keys(TRANSITIONS) as ProposalState[]) {
+    const outcome = TRANSITIONS[state][operation];
+    if (typeof outcome === 'string') outcomes[state] = outcome;
+  }
+  return outcomes;
+}
+
 /** States no workflow step leaves (a record of what was already done by hand is not a step). */
 export const FINAL_STATES: ReadonlySet<ProposalState> = new Set(
   (Object.keys(TRANSITIONS) as ProposalState[]).filter((state) =>

@@ -1,5 +1,6 @@
-// Review leases and execution claims on action proposals run on PostgreSQL as write calls (migrations
-// 20261203120000_proposal_lease_calls, 20261203130000_execution_claim_call):
+// Review leases, execution claims, rejections, requests for changes and cancellations of action proposals run on
+// PostgreSQL as write calls (migrations 20261203120000_proposal_lease_calls, 20261203130000_execution_claim_call,
+// 20261203140000_proposal_refusal_calls):
 // they must answer, refuse and write exactly what their TypeScript forms do on SQLite, and run as nothing but
 // the one statement of their batch while they hold the write lock.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,8 +11,10 @@ import { ManualClock } from '../../src/domain/clock.js';
 import { DomainError } from '../../src/domain/errors.js';
 import type { Actor } from '../../src/services/context.js';
 import {
+  cancelProposal,
   claimExecution,
   claimProposal,
+  holdProposal,
   type ProposalDeps,
   releaseProposalLease,
   renewProposalLease,
@@ -35,7 +38,7 @@ function outcomeOf(value: unknown): Outcome {
   return { ...rest, leased: leaseTokenHash !== null, operation: operationId !== null };
 }
 
-/** The same script on either backend: every kind of review claim, renewal, release and execution claim, and every refusal they give. */
+/** The same script on either backend: every kind of review claim, renewal, release, execution claim, rejection and cancellation, and every refusal they give. */
 async function script(db: Database): Promise<Outcome[]> {
   const clock = new ManualClock(START);
   const deps: ProposalDeps = { db, clock };
@@ -109,7 +112,39 @@ async function script(db: Database): Promise<Outcome[]> {
   // An execution lease renews; it is never released.
   await step(() => renewProposalLease(deps, who('worker'), { token: tokens['worker-execution'] as string, leaseSeconds: 300 }));
   await step(() => releaseProposalLease(deps, who('worker'), { token: tokens['worker-execution'] as string })); // CLAIM_NOT_FOUND
-  await claim('henry'); // nothing left: null
+  // Rejections, requests for changes and cancellations.
+  for (const [recordId, by, extra] of [
+    ['p6', 'agent', {}],
+    ['p7', 'agent', {}],
+    ['p8', 'ivy', {}],
+    ['p9', 'agent', { deadline: new Date(clock.now().getTime() + 60_000) }],
+    ['p10', 'agent', {}],
+  ] as const) {
+    ids[recordId] = (await submitProposal(deps, who(by), proposalInput(recordId, extra))).proposal.id;
+    clock.advance(1_000);
+  }
+  const decide = (name: string, key: string, input: Omit<Parameters<typeof reviewProposal>[2], 'token'>) =>
+    step(() => reviewProposal(deps, who(name), { token: tokens[key] as string, ...input }));
+  await claim('ivy', { id: ids.p6 });
+  await decide('bob', 'ivy', { decision: 'REJECT', reason: 'not the holder' }); // NOT_LEASE_HOLDER
+  await decide('ivy', 'ivy', { decision: 'REJECT', reason: 'price floor', comment: null });
+  await decide('ivy', 'ivy', { decision: 'REJECT', reason: 'again' }); // CLAIM_NOT_FOUND
+  await claim('jack', { id: ids.p7 });
+  await decide('jack', 'jack', { decision: 'REQUEST_CHANGES', reason: 'name the source', comment: '"quoted" \\ 迷惑' });
+  await claim('kim', { id: ids.p9, leaseSeconds: 300 });
+  clock.advance(61_000);
+  await decide('kim', 'kim', { decision: 'REQUEST_CHANGES', reason: 'late' }); // DEADLINE_PASSED
+  const cancel = (name: string, id: number | undefined, isAdmin = false) =>
+    step(() => cancelProposal(deps, { ...who(name), isAdmin }, { id: id as number, reason: `cancelled by ${name}` }));
+  await cancel('agent', ids.p5); // grace's review lease ends with it
+  await cancel('agent', ids.p5); // CANCELLED is final: PROPOSAL_STATE_CONFLICT
+  await cancel('mallory', ids.p2); // NOT_PROPOSER
+  await cancel('admin', ids.p1, true); // EXECUTING: PROPOSAL_STATE_CONFLICT
+  await cancel('admin', 999_999, true); // PROPOSAL_NOT_FOUND
+  await cancel('admin', ids.p2, true); // bob's approval voided
+  await step(() => holdProposal(deps, who('admin'), { id: ids.p10 as number, reason: 'hold' }));
+  await cancel('agent', ids.p10); // from ON_HOLD: where it was held from is forgotten
+  await claim('henry'); // ivy's p8, the one left
   return outcomes;
 }
 
@@ -143,6 +178,8 @@ describe.each(WRITE_MODES)('proposal lease calls (PostgreSQL, PG_WRITE_MODE=%s) 
         'ALREADY_APPROVED',
         'DEADLINE_PASSED',
         'CLAIM_EXPIRED',
+        'NOT_PROPOSER',
+        'PROPOSAL_STATE_CONFLICT',
       ])
         expect(expected).toContain(code);
       const sqliteEvents = await rows(sqlite, 'Event');

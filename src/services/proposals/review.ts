@@ -5,7 +5,7 @@ import type { Proposal, TxSql, WriteTx } from '../../db/client.js';
 import { type CallAnswer, type JsonProposal, proposalFromJson } from '../../db/write-calls.js';
 import { DomainError } from '../../domain/errors.js';
 import { hashLeaseToken, issueLeaseToken, leaseExpiry } from '../../domain/lease.js';
-import { approvalExpiry, type ProposalOperation, RISK_LEVELS, type RiskLevel, transition } from '../../domain/proposal.js';
+import { approvalExpiry, fixedOutcomes, RISK_LEVELS, type RiskLevel, transition } from '../../domain/proposal.js';
 import { LIMITS, validateLeaseSeconds, validateText, validateToken } from '../../domain/validation.js';
 import type { Actor } from '../context.js';
 import {
@@ -197,13 +197,9 @@ export async function releaseProposalLease(deps: ProposalDeps, actor: Actor, inp
 
 /** A renewal's or release's answer: the proposal after it, or the refusal heldBy gives for the proposal found. */
 function heldProposalChange(answer: CallAnswer, actor: Actor, kind: (found: Proposal | null) => LeaseKind): Proposal {
-  if (answer.refused) {
-    const found = answer.proposal ? proposalFromJson(answer.proposal) : null;
-    checkHeld(found, actor, new Date(answer.at), kind(found));
-    throw new Error('The database refused a lease the same rules find usable.');
-  }
-  if (answer.conflict) throw changedWhileRunning();
-  return proposalFromJson(answer.proposal as JsonProposal);
+  return changedProposal(answer, (found, now) => {
+    checkHeld(found, actor, now, kind(found));
+  });
 }
 
 export type ReviewDecision = 'APPROVE' | 'REJECT' | 'REQUEST_CHANGES';
@@ -228,26 +224,12 @@ export async function reviewProposal(deps: ProposalDeps, actor: Actor, input: Re
   if (input.decision === 'APPROVE' && input.revision == null) {
     throw new DomainError('REVISION_MISMATCH', 'Name the revision you reviewed.', 'revision');
   }
+  if (input.decision !== 'APPROVE') {
+    return turnDown(deps, actor, input.token, input.decision === 'REJECT' ? 'REJECT' : 'REQUEST_CHANGES', reason as string, comment);
+  }
   return deps.db.write(async (tx, sql) => {
     const now = deps.clock.now();
-    const held = await heldBy(tx, input.token, actor, now, 'REVIEW');
-    if (held.proposedBy === actor.name) {
-      throw new DomainError('SELF_APPROVAL', 'You proposed this; another reviewer must review it.', 'token');
-    }
-    if (held.deadline && held.deadline.getTime() <= now.getTime()) {
-      throw new DomainError('DEADLINE_PASSED', `The deadline passed at ${held.deadline.toISOString()}.`, 'token');
-    }
-    if (input.decision !== 'APPROVE') {
-      const operation: ProposalOperation = input.decision === 'REJECT' ? 'REJECT' : 'REQUEST_CHANGES';
-      const proposal = await move(tx, held, transition(held.state, operation), { ...NO_LEASE, stateReason: reason });
-      await voidApprovals(tx, held.id, now, operation);
-      await proposalEvent(sql, proposal, operation === 'REJECT' ? 'PROPOSAL_REJECTED' : 'PROPOSAL_CHANGES_REQUESTED', actor.name, now, {
-        from: held.state,
-        reason,
-        comment,
-      });
-      return proposal;
-    }
+    const held = checkReviewer(await heldBy(tx, input.token, actor, now, 'REVIEW'), actor, now);
     if (input.revision !== held.revision) {
       throw new DomainError(
         'REVISION_MISMATCH',
@@ -313,6 +295,64 @@ export async function reviewProposal(deps: ProposalDeps, actor: Actor, input: Re
   });
 }
 
+/** A reviewer's own proposal, or one past its deadline, is not reviewed: the refusal says which. */
+function checkReviewer(held: Proposal, actor: Actor, now: Date): Proposal {
+  if (held.proposedBy === actor.name) {
+    throw new DomainError('SELF_APPROVAL', 'You proposed this; another reviewer must review it.', 'token');
+  }
+  if (held.deadline && held.deadline.getTime() <= now.getTime()) {
+    throw new DomainError('DEADLINE_PASSED', `The deadline passed at ${held.deadline.toISOString()}.`, 'token');
+  }
+  return held;
+}
+
+/** A rejection or a request for changes under the caller's review lease: the lease ends, the approvals are void. */
+function turnDown(
+  deps: ProposalDeps,
+  actor: Actor,
+  token: string,
+  operation: 'REJECT' | 'REQUEST_CHANGES',
+  reason: string,
+  comment: string | null,
+): Promise<Proposal> {
+  const tokenHash = hashLeaseToken(validateToken(token));
+  return deps.db.perform({
+    work: async (tx, sql) => {
+      const now = deps.clock.now();
+      const held = checkReviewer(
+        checkHeld(await tx.proposal.findUnique({ where: { leaseTokenHash: tokenHash } }), actor, now, 'REVIEW'),
+        actor,
+        now,
+      );
+      const proposal = await move(tx, held, transition(held.state, operation), { ...NO_LEASE, stateReason: reason });
+      await voidApprovals(tx, held.id, now, operation);
+      await proposalEvent(sql, proposal, operation === 'REJECT' ? 'PROPOSAL_REJECTED' : 'PROPOSAL_CHANGES_REQUESTED', actor.name, now, {
+        from: held.state,
+        reason,
+        comment,
+      });
+      return proposal;
+    },
+    call: {
+      fields: {
+        op: 'proposalTurnDown',
+        operation,
+        reason,
+        comment,
+        to: fixedOutcomes(operation),
+        tokenHash,
+        actor: actor.name,
+        authenticated: actor.authenticated,
+      },
+      clock: deps.clock,
+      answer: (answer) =>
+        changedProposal(answer, (found, now) => {
+          transition(checkReviewer(checkHeld(found, actor, now, 'REVIEW'), actor, now).state, operation);
+        }),
+    },
+  });
+}
+
 /** Withdraws a PENDING or APPROVED proposal: by its proposer, or by an admin. */
 export async function cancelProposal(
   deps: ProposalDeps,
@@ -320,15 +360,42 @@ export async function cancelProposal(
   input: { id: number; reason: string },
 ): Promise<Proposal> {
   const reason = validateText(input.reason, 'reason', LIMITS.reason);
-  return deps.db.write(async (tx, sql) => {
-    const now = deps.clock.now();
-    const current = await loadForUpdate(tx, input.id);
+  const checkCanceller = (current: Proposal | null): Proposal => {
+    if (!current) throw new DomainError('PROPOSAL_NOT_FOUND', `No proposal has id ${input.id}.`, 'id');
     if (!actor.isAdmin && current.proposedBy !== actor.name) {
       throw new DomainError('NOT_PROPOSER', 'Only the proposer or an admin may cancel a proposal.', 'id');
     }
-    const proposal = await move(tx, current, transition(current.state, 'CANCEL'), { ...NO_LEASE, stateReason: reason });
-    const voided = await voidApprovals(tx, current.id, now, 'CANCELLED');
-    await proposalEvent(sql, proposal, 'PROPOSAL_CANCELLED', actor.name, now, { from: current.state, reason, voidedApprovals: voided });
-    return proposal;
+    return current;
+  };
+  return deps.db.perform({
+    work: async (tx, sql) => {
+      const now = deps.clock.now();
+      const current = checkCanceller(await tx.proposal.findUnique({ where: { id: input.id } }));
+      const proposal = await move(tx, current, transition(current.state, 'CANCEL'), { ...NO_LEASE, stateReason: reason });
+      const voided = await voidApprovals(tx, current.id, now, 'CANCELLED');
+      await proposalEvent(sql, proposal, 'PROPOSAL_CANCELLED', actor.name, now, { from: current.state, reason, voidedApprovals: voided });
+      return proposal;
+    },
+    call: {
+      fields: { op: 'proposalCancel', id: input.id, actor: actor.name, isAdmin: actor.isAdmin, reason, to: fixedOutcomes('CANCEL') },
+      clock: deps.clock,
+      answer: (answer) =>
+        changedProposal(answer, (found) => {
+          transition(checkCanceller(found).state, 'CANCEL');
+        }),
+    },
   });
+}
+
+/**
+ * A proposal operation's answer: the proposal after it, or, refused, the refusal `refuse` finds for the
+ * proposal as found (it throws; the same rules never allow what the database refused).
+ */
+function changedProposal(answer: CallAnswer, refuse: (found: Proposal | null, now: Date) => void): Proposal {
+  if (answer.refused) {
+    refuse(answer.proposal ? proposalFromJson(answer.proposal) : null, new Date(answer.at));
+    throw new Error('The database refused an operation the same rules allow.');
+  }
+  if (answer.conflict) throw changedWhileRunning();
+  return proposalFromJson(answer.proposal as JsonProposal);
 }
