@@ -7,7 +7,7 @@
 // answers below carry what the instance needs to give the same result and the same refusals.
 import type { Clock } from '../domain/clock.js';
 import { LONGEST_LEASE_MS } from '../domain/lease.js';
-import type { Item, Proposal } from '../generated/prisma/client.js';
+import type { Item, Proposal, TargetState } from '../generated/prisma/client.js';
 
 interface LeaseHolder {
   tokenHash: string;
@@ -62,6 +62,20 @@ export type WriteCall =
       /** Where the operation takes each state it is allowed from. */
       to: Partial<Record<string, string>>;
     } & LeaseHolder)
+  | ({
+      op: 'proposalApprove';
+      revision: number;
+      /** The fingerprint the reviewer saw, if it said. */
+      fingerprint: string | null;
+      comment: string | null;
+      /** The approval window of each risk level's policy, in seconds. */
+      validity: Record<string, number>;
+      /** Where APPROVE takes a PENDING proposal with enough approvals, and with too few. */
+      reached: string;
+      short: string;
+      /** The operation id the proposal gets if this approval approves it. */
+      operationId: string;
+    } & LeaseHolder)
   | { op: 'proposalCancel'; id: number; actor: string; isAdmin: boolean; reason: string; to: Partial<Record<string, string>> }
   | ({ op: 'proposalRenew'; leaseSeconds: number } & LeaseHolder)
   | ({ op: 'proposalRelease' } & LeaseHolder);
@@ -104,8 +118,10 @@ export interface CallAnswer {
    * token, or the one named), null when there is none.
    */
   proposal?: JsonProposal | null;
-  /** proposalClaim with an id, refused: whether the caller's approval of it stands. */
+  /** proposalClaim with an id, or proposalApprove, refused: the caller's approval of it stands. */
   approved?: boolean;
+  /** proposalApprove, refused: the target's remembered state, whose fingerprint is not the proposal's. */
+  remembered?: Omit<TargetState, 'reportedAt'> & { reportedAt: string };
   /** addItems: one outcome per item given, in order. */
   added?: ({ item: JsonItem } | { refusal: AddRefusal })[];
   /** recordLapses: how many lapses it recorded. */
@@ -154,6 +170,10 @@ export function proposalFromJson(row: JsonProposal): Proposal {
   const proposal = { ...row } as Record<string, unknown>;
   for (const key of PROPOSAL_TIMES) proposal[key] = utcOrNull(row[key] as string | null);
   return proposal as unknown as Proposal;
+}
+
+export function targetStateFromJson(row: NonNullable<CallAnswer['remembered']>): TargetState {
+  return { ...row, reportedAt: utc(row.reportedAt) };
 }
 
 /** The call with its time, read from `clock` as the batch is sent (as late as the instance can). */

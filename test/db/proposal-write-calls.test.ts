@@ -1,6 +1,6 @@
-// Review leases, execution claims, rejections, requests for changes and cancellations of action proposals run on
-// PostgreSQL as write calls (migrations 20261203120000_proposal_lease_calls, 20261203130000_execution_claim_call,
-// 20261203140000_proposal_refusal_calls):
+// Review leases, execution claims, approvals, rejections, requests for changes and cancellations of action proposals
+// run on PostgreSQL as write calls (migrations 20261203120000_proposal_lease_calls, 20261203130000_execution_claim_call,
+// 20261203140000_proposal_refusal_calls, 20261203150000_proposal_approval_call):
 // they must answer, refuse and write exactly what their TypeScript forms do on SQLite, and run as nothing but
 // the one statement of their batch while they hold the write lock.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -38,7 +38,7 @@ function outcomeOf(value: unknown): Outcome {
   return { ...rest, leased: leaseTokenHash !== null, operation: operationId !== null };
 }
 
-/** The same script on either backend: every kind of review claim, renewal, release, execution claim, rejection and cancellation, and every refusal they give. */
+/** The same script on either backend: every kind of review claim, renewal, release, execution claim, approval, rejection and cancellation, and every refusal they give. */
 async function script(db: Database): Promise<Outcome[]> {
   const clock = new ManualClock(START);
   const deps: ProposalDeps = { db, clock };
@@ -145,6 +145,29 @@ async function script(db: Database): Promise<Outcome[]> {
   await step(() => holdProposal(deps, who('admin'), { id: ids.p10 as number, reason: 'hold' }));
   await cancel('agent', ids.p10); // from ON_HOLD: where it was held from is forgotten
   await claim('henry'); // ivy's p8, the one left
+  // Approvals: refusals first, then a HIGH proposal whose first approval lapses before the second comes.
+  for (const recordId of ['p11', 'p12']) {
+    ids[recordId] = (await submitProposal(deps, who('agent'), proposalInput(recordId, { riskLevel: 'HIGH' }))).proposal.id;
+    clock.advance(1_000);
+  }
+  await claim('lee', { id: ids.p11 });
+  await decide('lee', 'lee', { decision: 'APPROVE', revision: 2 }); // REVISION_MISMATCH (revision)
+  await decide('lee', 'lee', { decision: 'APPROVE', revision: 1, fingerprint: 'v0-p11' }); // REVISION_MISMATCH (fingerprint)
+  await decide('lee', 'lee', { decision: 'APPROVE', revision: 1, fingerprint: 'v1-p11', comment: 'first of two' });
+  await claim('moe', { id: ids.p12 });
+  // A report racing the review: the remembered fingerprint differs from p12's (written straight into the table).
+  await db.write((tx) =>
+    tx.targetState.create({
+      data: { targetSystem: 'shop', targetId: 'p12', fingerprint: 'v2-p12', reportedAt: clock.now(), reportedBy: 'sync', source: 'REPORT' },
+    }),
+  );
+  await decide('moe', 'moe', { decision: 'APPROVE', revision: 1 }); // STALE_FINGERPRINT
+  clock.advance(3_601_000); // lee's approval of p11 has lapsed
+  await claim('moe', { id: ids.p11 }, 'moe-p11');
+  await decide('moe', 'moe-p11', { decision: 'APPROVE', revision: 1 }); // lee's lapses: 1 of 2, still PENDING
+  clock.advance(1_000);
+  await claim('lee', { id: ids.p11 }, 'lee-again');
+  await decide('lee', 'lee-again', { decision: 'APPROVE', revision: 1 }); // his lapsed one replaced: APPROVED
   return outcomes;
 }
 
@@ -180,6 +203,8 @@ describe.each(WRITE_MODES)('proposal lease calls (PostgreSQL, PG_WRITE_MODE=%s) 
         'CLAIM_EXPIRED',
         'NOT_PROPOSER',
         'PROPOSAL_STATE_CONFLICT',
+        'REVISION_MISMATCH',
+        'STALE_FINGERPRINT',
       ])
         expect(expected).toContain(code);
       const sqliteEvents = await rows(sqlite, 'Event');

@@ -2,7 +2,7 @@
 // policy up to APPROVED, rejection, changes requested) and cancellation by the proposer or an admin.
 import { randomUUID } from 'node:crypto';
 import type { Proposal, TxSql, WriteTx } from '../../db/client.js';
-import { type CallAnswer, type JsonProposal, proposalFromJson } from '../../db/write-calls.js';
+import { type CallAnswer, type JsonProposal, proposalFromJson, targetStateFromJson } from '../../db/write-calls.js';
 import { DomainError } from '../../domain/errors.js';
 import { hashLeaseToken, issueLeaseToken, leaseExpiry } from '../../domain/lease.js';
 import { approvalExpiry, fixedOutcomes, RISK_LEVELS, type RiskLevel, transition } from '../../domain/proposal.js';
@@ -22,7 +22,7 @@ import {
   proposalEvent,
   voidApprovals,
 } from './shared.js';
-import { requireCurrentFingerprint } from './target-state.js';
+import { checkRemembered, requireCurrentFingerprint } from './target-state.js';
 
 export interface ProposalClaim {
   proposal: Proposal;
@@ -227,72 +227,128 @@ export async function reviewProposal(deps: ProposalDeps, actor: Actor, input: Re
   if (input.decision !== 'APPROVE') {
     return turnDown(deps, actor, input.token, input.decision === 'REJECT' ? 'REJECT' : 'REQUEST_CHANGES', reason as string, comment);
   }
-  return deps.db.write(async (tx, sql) => {
-    const now = deps.clock.now();
-    const held = checkReviewer(await heldBy(tx, input.token, actor, now, 'REVIEW'), actor, now);
-    if (input.revision !== held.revision) {
-      throw new DomainError(
-        'REVISION_MISMATCH',
-        `You reviewed revision ${input.revision}, but the proposal is revision ${held.revision}; look at it again.`,
-        'revision',
-      );
-    }
-    if (input.fingerprint != null && input.fingerprint !== held.fingerprint) {
-      throw new DomainError(
-        'REVISION_MISMATCH',
-        `You reviewed fingerprint ${[...input.fingerprint].slice(0, 40).join('')}, but revision ${held.revision} has another fingerprint; look at it again.`,
-        'fingerprint',
-      );
-    }
-    // Never an approval of data the server knows changed (a remembered fingerprint other than the proposal's).
-    await requireCurrentFingerprint(tx, held, held.fingerprint, `Revision ${held.revision}`);
-    // Approvals past their window no longer count (they would have lapsed at that moment anyway).
-    const current = await lapseApprovals(tx, sql, held, now);
-    const policy = policyOf(deps, current.riskLevel);
-    const mine = await tx.proposalApproval.findUnique({ where: { proposalId_approver: { proposalId: current.id, approver: actor.name } } });
-    if (mine && mine.voidReason !== 'LAPSED') throw new DomainError('ALREADY_APPROVED', 'You already approved this revision.', 'token');
-    // Counts for the approval window from now (a lapsed one of this reviewer's is replaced by this new one).
-    const given = {
-      approvedAt: now,
-      voidedAt: null,
-      voidReason: null,
-      lapsesAt: approvalExpiry(now, policy, current.approvalValiditySeconds, current.deadline),
-    };
-    if (mine) await tx.proposalApproval.update({ where: { id: mine.id }, data: given });
-    else await tx.proposalApproval.create({ data: { proposalId: current.id, approver: actor.name, ...given } });
-    const counted = await tx.proposalApproval.findMany({ where: { proposalId: current.id, voidedAt: null }, select: { approvedAt: true } });
-    const approvals = counted.length;
-    const to = transition(current.state, 'APPROVE', { approvalsAfter: approvals, approvalsRequired: current.approvalsRequired });
-    let approved = {};
-    if (to === 'APPROVED') {
-      // Valid for the window from the oldest approval counted: after that the quorum no longer holds.
-      const oldest = new Date(Math.min(...counted.map((approval) => approval.approvedAt.getTime())));
-      approved = {
-        approvedAt: now,
-        approvalExpiresAt: approvalExpiry(oldest, policy, current.approvalValiditySeconds, current.deadline),
-        operationId: randomUUID(),
-      };
-      // From here approvalExpiresAt governs; the approvals no longer lapse one by one.
-      await tx.proposalApproval.updateMany({ where: { proposalId: current.id, voidedAt: null }, data: { lapsesAt: null } });
-    }
-    const proposal = await move(tx, current, to, { ...NO_LEASE, ...approved });
-    await proposalEvent(sql, proposal, 'PROPOSAL_APPROVAL_RECORDED', actor.name, now, {
-      from: current.state,
-      approver: actor.name,
-      approvals,
-      approvalsRequired: current.approvalsRequired,
-      comment,
-    });
-    if (to === 'APPROVED') {
-      await proposalEvent(sql, proposal, 'PROPOSAL_APPROVED', actor.name, now, {
-        from: current.state,
-        approvals,
-        approvalExpiresAt: proposal.approvalExpiresAt?.toISOString() ?? null,
-        operationId: proposal.operationId,
-      });
-    }
-    return proposal;
+  return approve(deps, actor, { ...input, revision: input.revision as number }, comment);
+}
+
+/** The revision (and, if given, the fingerprint) the reviewer reviewed must be the proposal's. */
+function checkReviewed(held: Proposal, input: { revision: number; fingerprint?: string | null }): Proposal {
+  if (input.revision !== held.revision) {
+    throw new DomainError(
+      'REVISION_MISMATCH',
+      `You reviewed revision ${input.revision}, but the proposal is revision ${held.revision}; look at it again.`,
+      'revision',
+    );
+  }
+  if (input.fingerprint != null && input.fingerprint !== held.fingerprint) {
+    throw new DomainError(
+      'REVISION_MISMATCH',
+      `You reviewed fingerprint ${[...input.fingerprint].slice(0, 40).join('')}, but revision ${held.revision} has another fingerprint; look at it again.`,
+      'fingerprint',
+    );
+  }
+  return held;
+}
+
+const alreadyApprovedRevision = () => new DomainError('ALREADY_APPROVED', 'You already approved this revision.', 'token');
+
+/** An approval under the caller's review lease: counted, and the proposal APPROVED once there are enough. */
+function approve(
+  deps: ProposalDeps,
+  actor: Actor,
+  input: { token: string; revision: number; fingerprint?: string | null },
+  comment: string | null,
+): Promise<Proposal> {
+  const tokenHash = hashLeaseToken(validateToken(input.token));
+  const operationId = randomUUID();
+  return deps.db.perform({
+    work: (tx, sql) => approveWork(deps, actor, input, comment, operationId, tx, sql),
+    call: {
+      fields: {
+        op: 'proposalApprove',
+        revision: input.revision,
+        fingerprint: input.fingerprint ?? null,
+        comment,
+        validity: Object.fromEntries(RISK_LEVELS.map((risk) => [risk, policyOf(deps, risk).validitySeconds])),
+        reached: transition('PENDING', 'APPROVE', { approvalsAfter: 1, approvalsRequired: 1 }),
+        short: transition('PENDING', 'APPROVE', { approvalsAfter: 0, approvalsRequired: 1 }),
+        operationId,
+        tokenHash,
+        actor: actor.name,
+        authenticated: actor.authenticated,
+      },
+      clock: deps.clock,
+      answer: (answer) =>
+        changedProposal(answer, (found, now) => {
+          const held = checkReviewed(checkReviewer(checkHeld(found, actor, now, 'REVIEW'), actor, now), input);
+          if (answer.remembered)
+            checkRemembered(targetStateFromJson(answer.remembered), held, held.fingerprint, `Revision ${held.revision}`);
+          if (answer.approved) throw alreadyApprovedRevision();
+          transition(held.state, 'APPROVE', { approvalsAfter: 0, approvalsRequired: 1 });
+        }),
+    },
   });
+}
+
+/** approve's TypeScript form (SQLite's path, and the specification). */
+async function approveWork(
+  deps: ProposalDeps,
+  actor: Actor,
+  input: { token: string; revision: number; fingerprint?: string | null },
+  comment: string | null,
+  operationId: string,
+  tx: WriteTx,
+  sql: TxSql,
+): Promise<Proposal> {
+  const now = deps.clock.now();
+  const held = checkReviewed(checkReviewer(await heldBy(tx, input.token, actor, now, 'REVIEW'), actor, now), input);
+  // Never an approval of data the server knows changed (a remembered fingerprint other than the proposal's).
+  await requireCurrentFingerprint(tx, held, held.fingerprint, `Revision ${held.revision}`);
+  // Approvals past their window no longer count (they would have lapsed at that moment anyway).
+  const current = await lapseApprovals(tx, sql, held, now);
+  const policy = policyOf(deps, current.riskLevel);
+  const mine = await tx.proposalApproval.findUnique({ where: { proposalId_approver: { proposalId: current.id, approver: actor.name } } });
+  if (mine && mine.voidReason !== 'LAPSED') throw alreadyApprovedRevision();
+  // Counts for the approval window from now (a lapsed one of this reviewer's is replaced by this new one).
+  const given = {
+    approvedAt: now,
+    voidedAt: null,
+    voidReason: null,
+    lapsesAt: approvalExpiry(now, policy, current.approvalValiditySeconds, current.deadline),
+  };
+  if (mine) await tx.proposalApproval.update({ where: { id: mine.id }, data: given });
+  else await tx.proposalApproval.create({ data: { proposalId: current.id, approver: actor.name, ...given } });
+  const counted = await tx.proposalApproval.findMany({ where: { proposalId: current.id, voidedAt: null }, select: { approvedAt: true } });
+  const approvals = counted.length;
+  const to = transition(current.state, 'APPROVE', { approvalsAfter: approvals, approvalsRequired: current.approvalsRequired });
+  let approved = {};
+  if (to === 'APPROVED') {
+    // Valid for the window from the oldest approval counted: after that the quorum no longer holds.
+    const oldest = new Date(Math.min(...counted.map((approval) => approval.approvedAt.getTime())));
+    approved = {
+      approvedAt: now,
+      approvalExpiresAt: approvalExpiry(oldest, policy, current.approvalValiditySeconds, current.deadline),
+      operationId,
+    };
+    // From here approvalExpiresAt governs; the approvals no longer lapse one by one.
+    await tx.proposalApproval.updateMany({ where: { proposalId: current.id, voidedAt: null }, data: { lapsesAt: null } });
+  }
+  const proposal = await move(tx, current, to, { ...NO_LEASE, ...approved });
+  await proposalEvent(sql, proposal, 'PROPOSAL_APPROVAL_RECORDED', actor.name, now, {
+    from: current.state,
+    approver: actor.name,
+    approvals,
+    approvalsRequired: current.approvalsRequired,
+    comment,
+  });
+  if (to === 'APPROVED') {
+    await proposalEvent(sql, proposal, 'PROPOSAL_APPROVED', actor.name, now, {
+      from: current.state,
+      approvals,
+      approvalExpiresAt: proposal.approvalExpiresAt?.toISOString() ?? null,
+      operationId: proposal.operationId,
+    });
+  }
+  return proposal;
 }
 
 /** A reviewer's own proposal, or one past its deadline, is not reviewed: the refusal says which. */

@@ -48,7 +48,16 @@ export async function requireCurrentFingerprint(
   fingerprint: string,
   what: string,
 ): Promise<void> {
-  const remembered = await rememberedTargetState(tx, target.targetSystem, target.targetId);
+  checkRemembered(await rememberedTargetState(tx, target.targetSystem, target.targetId), target, fingerprint, what);
+}
+
+/** requireCurrentFingerprint's rule for the remembered state read (null: none). */
+export function checkRemembered(
+  remembered: TargetState | null,
+  target: { targetSystem: string; targetId: string },
+  fingerprint: string,
+  what: string,
+): void {
   if (remembered && remembered.fingerprint !== fingerprint) {
     throw new DomainError(
       'STALE_FINGERPRINT',
