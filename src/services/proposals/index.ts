@@ -15,15 +15,7 @@ export {
 export { type NewProposal, submitProposal } from './intake.js';
 export { assignProposal, escalateProposal, holdProposal, resumeProposal } from './oversight.js';
 export { nextProposalDeadline, reconcileProposal, recordProposalDeadlines } from './recovery.js';
-export {
-  cancelProposal,
-  claimProposal,
-  type ProposalClaim,
-  type ReviewDecision,
-  type ReviewInput,
-  releaseProposalLease,
-  renewProposalLease,
-  reviewProposal,
-} from './review.js';
+export { cancelProposal, type ReviewDecision, type ReviewInput, reviewProposal } from './review.js';
+export { claimProposal, type ProposalClaim, releaseProposalLease, renewProposalLease } from './review-leases.js';
 export { type Policies, PROPOSAL_LIMITS, type ProposalDeps } from './shared.js';
 export { reportTargetState } from './target-state.js';

@@ -1,20 +1,19 @@
-// Action proposals, review: review leases (claim, renew, release), a reviewer's decision (approvals per
-// policy up to APPROVED, rejection, changes requested) and cancellation by the proposer or an admin.
+// Action proposals, review decisions: a reviewer's decision under its review lease (approvals per policy up
+// to APPROVED, rejection, changes requested) and cancellation by the proposer or an admin. The leases
+// themselves are in review-leases.ts.
 import { randomUUID } from 'node:crypto';
 import type { Proposal, TxSql, WriteTx } from '../../db/client.js';
-import { type CallAnswer, type JsonProposal, proposalFromJson, targetStateFromJson } from '../../db/write-calls.js';
+import { targetStateFromJson } from '../../db/write-calls.js';
 import { DomainError } from '../../domain/errors.js';
-import { hashLeaseToken, issueLeaseToken, leaseExpiry } from '../../domain/lease.js';
-import { approvalExpiry, fixedOutcomes, RISK_LEVELS, type RiskLevel, transition } from '../../domain/proposal.js';
-import { LIMITS, validateLeaseSeconds, validateText, validateToken } from '../../domain/validation.js';
+import { hashLeaseToken } from '../../domain/lease.js';
+import { approvalExpiry, fixedOutcomes, RISK_LEVELS, transition } from '../../domain/proposal.js';
+import { LIMITS, validateText, validateToken } from '../../domain/validation.js';
 import type { Actor } from '../context.js';
 import {
-  changedWhileRunning,
+  alreadyApproved,
+  changedProposal,
   checkHeld,
-  heldBy,
-  type LeaseKind,
   lapseApprovals,
-  loadForUpdate,
   move,
   NO_LEASE,
   type ProposalDeps,
@@ -23,184 +22,6 @@ import {
   voidApprovals,
 } from './shared.js';
 import { checkRemembered, requireCurrentFingerprint } from './target-state.js';
-
-export interface ProposalClaim {
-  proposal: Proposal;
-  token: string;
-}
-
-/**
- * Leases the next PENDING proposal for review: earliest deadline first, then oldest. Never one the
- * caller proposed or already approved. Null when none is claimable (a normal answer). With `id`, that
- * proposal or a refusal saying why not (`riskLevels` then does not apply).
- */
-export async function claimProposal(
-  deps: ProposalDeps,
-  actor: Actor,
-  input: { leaseSeconds?: number | null; riskLevels?: readonly string[] | null; id?: number | null },
-): Promise<ProposalClaim | null> {
-  const leaseSeconds = validateLeaseSeconds(input.leaseSeconds ?? LIMITS.defaultLeaseSeconds);
-  const risks = input.riskLevels?.length
-    ? input.riskLevels.filter((risk): risk is RiskLevel => (RISK_LEVELS as readonly string[]).includes(risk))
-    : null;
-  const id = input.id ?? null;
-  const token = issueLeaseToken();
-  const claimConflict = () => new DomainError('CLAIM_CONFLICT', 'The proposal was claimed by someone else; claim again.');
-  const work = async (tx: WriteTx, sql: TxSql): Promise<ProposalClaim | null> => {
-    const now = deps.clock.now();
-    const candidate =
-      id !== null
-        ? await chosenForReview(tx, actor, id, now)
-        : await tx.proposal.findFirst({
-            where: {
-              state: 'PENDING',
-              OR: [{ leaseTokenHash: null }, { leaseExpiresAt: { lte: now } }],
-              proposedBy: { not: actor.name },
-              approvals: { none: { approver: actor.name, voidedAt: null } },
-              ...(risks ? { riskLevel: { in: risks } } : {}),
-              AND: [{ OR: [{ deadline: null }, { deadline: { gt: now } }] }],
-            },
-            orderBy: [{ deadline: { sort: 'asc', nulls: 'last' } }, { createdAt: 'asc' }, { id: 'asc' }],
-          });
-    if (!candidate) return null;
-    if (candidate.leaseTokenHash !== null && !candidate.leaseExpiryRecorded) {
-      await proposalEvent(sql, candidate, 'PROPOSAL_LEASE_EXPIRED', 'system', now, {
-        holder: candidate.claimedBy,
-        kind: candidate.leaseKind,
-      });
-    }
-    const claimed = await tx.proposal.updateMany({
-      where: { id: candidate.id, version: candidate.version, state: 'PENDING' },
-      data: {
-        leaseKind: 'REVIEW',
-        leaseTokenHash: hashLeaseToken(token),
-        claimedBy: actor.name,
-        claimedAt: now,
-        leaseExpiresAt: leaseExpiry(now, leaseSeconds),
-        leaseNumber: candidate.leaseNumber + 1,
-        leaseExpiryRecorded: false,
-        version: candidate.version + 1,
-      },
-    });
-    if (claimed.count !== 1) throw claimConflict();
-    const proposal = await loadForUpdate(tx, candidate.id);
-    await proposalEvent(sql, proposal, 'PROPOSAL_LEASE_CLAIMED', actor.name, now, { holder: actor.name, leaseSeconds, kind: 'REVIEW' });
-    return { proposal, token };
-  };
-  return deps.db.perform({
-    work,
-    call: {
-      fields: {
-        op: 'proposalClaim',
-        leaseSeconds,
-        tokenHash: hashLeaseToken(token),
-        holder: actor.name,
-        riskLevels: id === null ? risks : null,
-        id,
-      },
-      clock: deps.clock,
-      answer: (answer) => {
-        if (answer.none) return null;
-        if (answer.refused) {
-          const found = answer.proposal ? proposalFromJson(answer.proposal) : null;
-          checkReviewable(found, actor, id as number, new Date(answer.at));
-          if (answer.approved) throw alreadyApproved();
-          throw new Error('The database refused a claim the same rules allow.');
-        }
-        if (answer.conflict) throw claimConflict();
-        return { proposal: proposalFromJson(answer.proposal as JsonProposal), token };
-      },
-    },
-  });
-}
-
-/** The proposal `id`, if `actor` may take it for review now; otherwise a refusal saying why. */
-async function chosenForReview(tx: WriteTx, actor: Actor, id: number, now: Date): Promise<Proposal> {
-  const chosen = checkReviewable(await tx.proposal.findUnique({ where: { id } }), actor, id, now);
-  const approved = await tx.proposalApproval.findFirst({ where: { proposalId: id, approver: actor.name, voidedAt: null } });
-  if (approved) throw alreadyApproved();
-  return chosen;
-}
-
-const alreadyApproved = () => new DomainError('ALREADY_APPROVED', 'You already approved this revision.', 'id');
-
-/** chosenForReview's rules for the proposal found (null: none), but for the caller's own approval of it. */
-function checkReviewable(chosen: Proposal | null, actor: Actor, id: number, now: Date): Proposal {
-  if (!chosen) throw new DomainError('PROPOSAL_NOT_FOUND', `No proposal has id ${id}.`, 'id');
-  if (chosen.state !== 'PENDING') {
-    throw new DomainError('PROPOSAL_STATE_CONFLICT', `Proposal ${id} is ${chosen.state}: only a PENDING proposal is reviewed.`, 'id');
-  }
-  if (chosen.proposedBy === actor.name) throw new DomainError('SELF_APPROVAL', 'You proposed this; another reviewer must review it.', 'id');
-  if (chosen.deadline && chosen.deadline.getTime() <= now.getTime()) {
-    throw new DomainError('DEADLINE_PASSED', `The deadline passed at ${chosen.deadline.toISOString()}.`, 'id');
-  }
-  if (chosen.leaseTokenHash !== null && chosen.leaseExpiresAt !== null && chosen.leaseExpiresAt.getTime() > now.getTime()) {
-    throw new DomainError(
-      'CLAIM_CONFLICT',
-      `Proposal ${id} is under ${chosen.claimedBy}'s ${chosen.leaseKind === 'EXECUTION' ? 'execution' : 'review'} lease until ${chosen.leaseExpiresAt.toISOString()}.`,
-      'id',
-    );
-  }
-  return chosen;
-}
-
-/** The lease's kind as renewProposalLease checks it: the found proposal's, when it is an execution lease. */
-const renewedKind = (found: Proposal | null): LeaseKind => (found?.leaseKind === 'EXECUTION' ? 'EXECUTION' : 'REVIEW');
-
-/** Renews a review or execution lease from now. */
-export async function renewProposalLease(
-  deps: ProposalDeps,
-  actor: Actor,
-  input: { token: string; leaseSeconds?: number | null },
-): Promise<Proposal> {
-  const leaseSeconds = validateLeaseSeconds(input.leaseSeconds ?? LIMITS.defaultLeaseSeconds);
-  const tokenHash = hashLeaseToken(validateToken(input.token));
-  return deps.db.perform({
-    work: async (tx, sql) => {
-      const now = deps.clock.now();
-      const found = await tx.proposal.findUnique({ where: { leaseTokenHash: tokenHash } });
-      const held = checkHeld(found, actor, now, renewedKind(found));
-      const proposal = await move(tx, held, held.state, { leaseExpiresAt: leaseExpiry(now, leaseSeconds) });
-      await proposalEvent(sql, proposal, 'PROPOSAL_LEASE_RENEWED', actor.name, now, {
-        holder: held.claimedBy,
-        leaseSeconds,
-        kind: held.leaseKind,
-      });
-      return proposal;
-    },
-    call: {
-      fields: { op: 'proposalRenew', leaseSeconds, tokenHash, actor: actor.name, authenticated: actor.authenticated },
-      clock: deps.clock,
-      answer: (answer) => heldProposalChange(answer, actor, renewedKind),
-    },
-  });
-}
-
-/** Gives a proposal back undecided (review leases only: an execution must report its outcome). */
-export async function releaseProposalLease(deps: ProposalDeps, actor: Actor, input: { token: string }): Promise<Proposal> {
-  const tokenHash = hashLeaseToken(validateToken(input.token));
-  return deps.db.perform({
-    work: async (tx, sql) => {
-      const now = deps.clock.now();
-      const held = checkHeld(await tx.proposal.findUnique({ where: { leaseTokenHash: tokenHash } }), actor, now, 'REVIEW');
-      const proposal = await move(tx, held, held.state, NO_LEASE);
-      await proposalEvent(sql, proposal, 'PROPOSAL_LEASE_RELEASED', actor.name, now, { holder: held.claimedBy });
-      return proposal;
-    },
-    call: {
-      fields: { op: 'proposalRelease', tokenHash, actor: actor.name, authenticated: actor.authenticated },
-      clock: deps.clock,
-      answer: (answer) => heldProposalChange(answer, actor, () => 'REVIEW'),
-    },
-  });
-}
-
-/** A renewal's or release's answer: the proposal after it, or the refusal heldBy gives for the proposal found. */
-function heldProposalChange(answer: CallAnswer, actor: Actor, kind: (found: Proposal | null) => LeaseKind): Proposal {
-  return changedProposal(answer, (found, now) => {
-    checkHeld(found, actor, now, kind(found));
-  });
-}
 
 export type ReviewDecision = 'APPROVE' | 'REJECT' | 'REQUEST_CHANGES';
 
@@ -249,8 +70,6 @@ function checkReviewed(held: Proposal, input: { revision: number; fingerprint?: 
   return held;
 }
 
-const alreadyApprovedRevision = () => new DomainError('ALREADY_APPROVED', 'You already approved this revision.', 'token');
-
 /** An approval under the caller's review lease: counted, and the proposal APPROVED once there are enough. */
 function approve(
   deps: ProposalDeps,
@@ -261,7 +80,7 @@ function approve(
   const tokenHash = hashLeaseToken(validateToken(input.token));
   const operationId = randomUUID();
   return deps.db.perform({
-    work: (tx, sql) => approveWork(deps, actor, input, comment, operationId, tx, sql),
+    work: (tx, sql) => approveWork(deps, actor, { ...input, tokenHash }, comment, operationId, tx, sql),
     call: {
       fields: {
         op: 'proposalApprove',
@@ -282,7 +101,7 @@ function approve(
           const held = checkReviewed(checkReviewer(checkHeld(found, actor, now, 'REVIEW'), actor, now), input);
           if (answer.remembered)
             checkRemembered(targetStateFromJson(answer.remembered), held, held.fingerprint, `Revision ${held.revision}`);
-          if (answer.approved) throw alreadyApprovedRevision();
+          if (answer.approved) throw alreadyApproved('token');
           transition(held.state, 'APPROVE', { approvalsAfter: 0, approvalsRequired: 1 });
         }),
     },
@@ -293,21 +112,22 @@ function approve(
 async function approveWork(
   deps: ProposalDeps,
   actor: Actor,
-  input: { token: string; revision: number; fingerprint?: string | null },
+  input: { tokenHash: string; revision: number; fingerprint?: string | null },
   comment: string | null,
   operationId: string,
   tx: WriteTx,
   sql: TxSql,
 ): Promise<Proposal> {
   const now = deps.clock.now();
-  const held = checkReviewed(checkReviewer(await heldBy(tx, input.token, actor, now, 'REVIEW'), actor, now), input);
+  const found = await tx.proposal.findUnique({ where: { leaseTokenHash: input.tokenHash } });
+  const held = checkReviewed(checkReviewer(checkHeld(found, actor, now, 'REVIEW'), actor, now), input);
   // Never an approval of data the server knows changed (a remembered fingerprint other than the proposal's).
   await requireCurrentFingerprint(tx, held, held.fingerprint, `Revision ${held.revision}`);
   // Approvals past their window no longer count (they would have lapsed at that moment anyway).
   const current = await lapseApprovals(tx, sql, held, now);
   const policy = policyOf(deps, current.riskLevel);
   const mine = await tx.proposalApproval.findUnique({ where: { proposalId_approver: { proposalId: current.id, approver: actor.name } } });
-  if (mine && mine.voidReason !== 'LAPSED') throw alreadyApprovedRevision();
+  if (mine && mine.voidReason !== 'LAPSED') throw alreadyApproved('token');
   // Counts for the approval window from now (a lapsed one of this reviewer's is replaced by this new one).
   const given = {
     approvedAt: now,
@@ -441,17 +261,4 @@ export async function cancelProposal(
         }),
     },
   });
-}
-
-/**
- * A proposal operation's answer: the proposal after it, or, refused, the refusal `refuse` finds for the
- * proposal as found (it throws; the same rules never allow what the database refused).
- */
-function changedProposal(answer: CallAnswer, refuse: (found: Proposal | null, now: Date) => void): Proposal {
-  if (answer.refused) {
-    refuse(answer.proposal ? proposalFromJson(answer.proposal) : null, new Date(answer.at));
-    throw new Error('The database refused an operation the same rules allow.');
-  }
-  if (answer.conflict) throw changedWhileRunning();
-  return proposalFromJson(answer.proposal as JsonProposal);
 }

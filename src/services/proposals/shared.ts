@@ -3,6 +3,7 @@
 // voids its approvals, marks it STALE, checks a lease token and records its event.
 import type { Proposal, TxSql, WriteTx } from '../../db/client.js';
 import { appendEvent } from '../../db/event-store.js';
+import { type CallAnswer, type JsonProposal, proposalFromJson } from '../../db/write-calls.js';
 import { DomainError } from '../../domain/errors.js';
 import type { EscalationPolicy } from '../../domain/escalation.js';
 import type { EventDetails } from '../../domain/events.js';
@@ -101,6 +102,9 @@ export async function loadForUpdate(tx: WriteTx, id: number): Promise<Proposal> 
   if (!proposal) throw new DomainError('PROPOSAL_NOT_FOUND', `No proposal has id ${id}.`, 'id');
   return proposal;
 }
+
+/** The caller's approval of this revision stands (`field`: where the request named the proposal). */
+export const alreadyApproved = (field: 'id' | 'token') => new DomainError('ALREADY_APPROVED', 'You already approved this revision.', field);
 
 /** A compare-and-set lost: someone changed the proposal between this operation's read and its write. */
 export const changedWhileRunning = () =>
@@ -223,4 +227,17 @@ export function approvalStillValid(proposal: Proposal, now: Date): boolean {
     proposal.approvalExpiresAt.getTime() > now.getTime() &&
     (proposal.deadline === null || proposal.deadline.getTime() > now.getTime())
   );
+}
+
+/**
+ * A proposal operation's answer: the proposal after it, or, refused, the refusal `refuse` finds for the
+ * proposal as found (it throws; the same rules never allow what the database refused).
+ */
+export function changedProposal(answer: CallAnswer, refuse: (found: Proposal | null, now: Date) => void): Proposal {
+  if (answer.refused) {
+    refuse(answer.proposal ? proposalFromJson(answer.proposal) : null, new Date(answer.at));
+    throw new Error('The database refused an operation the same rules allow.');
+  }
+  if (answer.conflict) throw changedWhileRunning();
+  return proposalFromJson(answer.proposal as JsonProposal);
 }

@@ -1,6 +1,6 @@
 -- Review leases on action proposals (claim, renew, release) as write calls too (issue 18): one statement
 -- each under the write lock, as the item leases of 20261203020000_write_functions. The TypeScript forms
--- in src/services/proposals/review.ts are the specification and SQLite's path; a refusal answers the row
+-- in src/services/proposals/review-leases.ts are the specification and SQLite's path; a refusal answers the row
 -- as found, and the instance derives the same refusal from it. `leasehold_write` now hands operations it
 -- does not know itself to "leasehold_operation", so later operations replace that function alone.
 
