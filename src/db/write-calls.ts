@@ -77,6 +77,23 @@ export type WriteCall =
       operationId: string;
     } & LeaseHolder)
   | { op: 'proposalCancel'; id: number; actor: string; isAdmin: boolean; reason: string; to: Partial<Record<string, string>> }
+  | {
+      op: 'proposalSubmit';
+      actor: string;
+      /** The validated submission (JSON values as their text, the deadline as ISO 8601). */
+      proposal: Record<string, string | number | null>;
+      /** Below the action's configured risk floor (a refusal after the checks that come before it). */
+      belowFloor: boolean;
+      /** The states after which the next revision may be submitted, and the risk levels from lowest. */
+      revisable: string[];
+      risks: string[];
+      /** Approvers it needs; with none, the policy that approves it, where AUTO_APPROVE takes it, the window. */
+      approvers: number;
+      policy: string;
+      autoApproved: string;
+      validity: number;
+      operationId: string;
+    }
   | ({ op: 'proposalRenew'; leaseSeconds: number } & LeaseHolder)
   | ({ op: 'proposalRelease' } & LeaseHolder);
 
@@ -122,6 +139,11 @@ export interface CallAnswer {
   approved?: boolean;
   /** proposalApprove, refused: the target's remembered state, whose fingerprint is not the proposal's. */
   remembered?: Omit<TargetState, 'reportedAt'> & { reportedAt: string };
+  /** proposalSubmit: the same (batchId, recordId, revision) is stored (`proposal`); the instance compares content. */
+  existing?: true;
+  /** proposalSubmit, refused: the revision the submission follows (null: none), or that a first one has revisions. */
+  previous?: JsonProposal | null;
+  revisions?: boolean;
   /** addItems: one outcome per item given, in order. */
   added?: ({ item: JsonItem } | { refusal: AddRefusal })[];
   /** recordLapses: how many lapses it recorded. */

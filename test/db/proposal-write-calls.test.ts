@@ -1,6 +1,7 @@
-// Review leases, execution claims, approvals, rejections, requests for changes and cancellations of action proposals
-// run on PostgreSQL as write calls (migrations 20261203120000_proposal_lease_calls, 20261203130000_execution_claim_call,
-// 20261203140000_proposal_refusal_calls, 20261203150000_proposal_approval_call):
+// Submissions, review leases, execution claims, approvals, rejections, requests for changes and cancellations of action
+// proposals run on PostgreSQL as write calls (migrations 20261203120000_proposal_lease_calls,
+// 20261203130000_execution_claim_call, 20261203140000_proposal_refusal_calls, 20261203150000_proposal_approval_call,
+// 20261203160000_proposal_submission_call):
 // they must answer, refuse and write exactly what their TypeScript forms do on SQLite, and run as nothing but
 // the one statement of their batch while they hold the write lock.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -41,7 +42,9 @@ function outcomeOf(value: unknown): Outcome {
 /** The same script on either backend: every kind of review claim, renewal, release, execution claim, approval, rejection and cancellation, and every refusal they give. */
 async function script(db: Database): Promise<Outcome[]> {
   const clock = new ManualClock(START);
-  const deps: ProposalDeps = { db, clock };
+  // restock: at least MEDIUM, and a policy approves it at MEDIUM (approvers: 0), to be reviewed after execution.
+  const rules = { actions: { restock: { minimumRisk: 'MEDIUM' as const, approvers: { MEDIUM: 0 } } }, targetStateReporters: {} };
+  const deps: ProposalDeps = { db, clock, rules };
   const outcomes: Outcome[] = [];
   const tokens: Record<string, string> = {};
   const step = async (work: () => Promise<unknown>) => {
@@ -58,6 +61,11 @@ async function script(db: Database): Promise<Outcome[]> {
       if (claimed) tokens[key] = claimed.token;
       return claimed;
     });
+  const submit = (name: string, recordId: string, extra: Parameters<typeof proposalInput>[1] = {}) =>
+    step(async () => {
+      const { proposal, created } = await submitProposal(deps, who(name), proposalInput(recordId, extra));
+      return { ...proposal, created };
+    });
   const ids: Record<string, number> = {};
   for (const [recordId, by, extra] of [
     ['p1', 'agent', {}],
@@ -69,6 +77,17 @@ async function script(db: Database): Promise<Outcome[]> {
     ids[recordId] = (await submitProposal(deps, who(by), proposalInput(recordId, extra))).proposal.id;
     clock.advance(1_000);
   }
+  // Submissions: a retry, a conflict, a past deadline, the action's risk floor, a policy's approval.
+  await submit('agent', 'p1'); // the same content again: the stored one, not created
+  await submit('agent', 'p1', { reason: 'another reason' }); // PROPOSAL_CONFLICT
+  await submit('bob', 'p1'); // another proposer: PROPOSAL_CONFLICT
+  await submit('agent', 'late', { deadline: new Date(START) }); // INVALID_ARGUMENT
+  await submit('agent', 'r1', { action: 'restock' }); // LOW: RISK_BELOW_MINIMUM
+  const restock = { action: 'restock', targetSystem: 'warehouse', riskLevel: 'MEDIUM', approvalValiditySeconds: 600 } as const;
+  await submit('agent', 'r2', { ...restock, deadline: new Date(START + 5 * MINUTE) }); // APPROVED by the policy, until its deadline
+  await submit('agent', 'r3', restock); // APPROVED for its own window (600 s)
+  await submit('agent', 'r3', restock); // not created
+  await submit('agent', 'p1', { revision: 1_001 }); // INVALID_ARGUMENT, before the database
   await claim('alice'); // p4: the earliest deadline
   await claim('bob', { riskLevels: ['HIGH'], leaseSeconds: 120 }); // p2
   await claim('carol', { riskLevels: ['NOPE'] }); // no such risk level: nothing
@@ -115,7 +134,7 @@ async function script(db: Database): Promise<Outcome[]> {
   // Rejections, requests for changes and cancellations.
   for (const [recordId, by, extra] of [
     ['p6', 'agent', {}],
-    ['p7', 'agent', {}],
+    ['p7', 'agent', { riskLevel: 'MEDIUM' }],
     ['p8', 'ivy', {}],
     ['p9', 'agent', { deadline: new Date(clock.now().getTime() + 60_000) }],
     ['p10', 'agent', {}],
@@ -131,6 +150,14 @@ async function script(db: Database): Promise<Outcome[]> {
   await decide('ivy', 'ivy', { decision: 'REJECT', reason: 'again' }); // CLAIM_NOT_FOUND
   await claim('jack', { id: ids.p7 });
   await decide('jack', 'jack', { decision: 'REQUEST_CHANGES', reason: 'name the source', comment: '"quoted" \\ 迷惑' });
+  // Revisions: only after CHANGES_REQUESTED (and STALE, EXPIRED, FAILED), by the same proposer, at no lower risk.
+  await submit('agent', 'p7', { revision: 2 }); // LOW after MEDIUM: RISK_BELOW_MINIMUM
+  await submit('ivy', 'p7', { revision: 2, riskLevel: 'MEDIUM' }); // another proposer: PREVIOUS_REVISION_INVALID
+  await submit('agent', 'p6', { revision: 2 }); // after REJECTED: PREVIOUS_REVISION_INVALID
+  await submit('agent', 'p7', { revision: 3, riskLevel: 'MEDIUM' }); // no revision 2: PREVIOUS_REVISION_INVALID
+  await submit('agent', 'p7', { revision: 2, riskLevel: 'HIGH', fingerprint: 'v2-p7' }); // created, previousId set
+  await submit('agent', 'p7', { revision: 2, riskLevel: 'HIGH', fingerprint: 'v2-p7' }); // not created
+  await submit('agent', 'p7', { revision: 3, riskLevel: 'HIGH' }); // revision 2 is PENDING: PREVIOUS_REVISION_INVALID
   await claim('kim', { id: ids.p9, leaseSeconds: 300 });
   clock.advance(61_000);
   await decide('kim', 'kim', { decision: 'REQUEST_CHANGES', reason: 'late' }); // DEADLINE_PASSED
@@ -162,6 +189,8 @@ async function script(db: Database): Promise<Outcome[]> {
     }),
   );
   await decide('moe', 'moe', { decision: 'APPROVE', revision: 1 }); // STALE_FINGERPRINT
+  await submit('agent', 'p12', { batchId: 'again' }); // made against v1-p12: STALE_FINGERPRINT
+  await submit('agent', 'p12', { batchId: 'again', fingerprint: 'v2-p12' }); // the remembered one: created
   clock.advance(3_601_000); // lee's approval of p11 has lapsed
   await claim('moe', { id: ids.p11 }, 'moe-p11');
   await decide('moe', 'moe-p11', { decision: 'APPROVE', revision: 1 }); // lee's lapses: 1 of 2, still PENDING
@@ -205,6 +234,10 @@ describe.each(WRITE_MODES)('proposal lease calls (PostgreSQL, PG_WRITE_MODE=%s) 
         'PROPOSAL_STATE_CONFLICT',
         'REVISION_MISMATCH',
         'STALE_FINGERPRINT',
+        'PROPOSAL_CONFLICT',
+        'INVALID_ARGUMENT',
+        'RISK_BELOW_MINIMUM',
+        'PREVIOUS_REVISION_INVALID',
       ])
         expect(expected).toContain(code);
       const sqliteEvents = await rows(sqlite, 'Event');
@@ -217,6 +250,27 @@ describe.each(WRITE_MODES)('proposal lease calls (PostgreSQL, PG_WRITE_MODE=%s) 
     } finally {
       await sqlite.close();
       file.cleanup();
+    }
+  });
+
+  it('the same submissions sent to three instances at once: each proposal stored once, created once', async () => {
+    const others = await Promise.all([1, 2].map(() => openDatabase({ location: database.location, writeMode })));
+    const instances = [postgres, ...others];
+    const clock = new ManualClock(START + 48 * 3_600_000);
+    try {
+      const answers = await Promise.all(
+        Array.from({ length: 60 }, (_, n) =>
+          submitProposal(
+            { db: instances[n % 3] as Database, clock },
+            who('agent'),
+            proposalInput(`twice-${n % 10}`, { batchId: writeMode }),
+          ),
+        ),
+      );
+      expect(new Set(answers.map((answer) => answer.proposal.id)).size).toBe(10);
+      expect(answers.filter((answer) => answer.created)).toHaveLength(10);
+    } finally {
+      await Promise.all(others.map((other) => other.close()));
     }
   });
 });
@@ -233,15 +287,22 @@ describe('proposal lease calls (PostgreSQL)', () => {
     await database.cleanup();
   });
 
-  it('many reviewers and executors at once: each claim, renewal, release and poll is part of one statement, nothing else runs under the write lock, and no proposal is leased twice', async () => {
+  it('many proposers, reviewers and executors at once: each submission, claim, renewal, release and poll is part of one statement, nothing else runs under the write lock, and no proposal is leased twice', async () => {
     const clock = new ManualClock(START + 24 * 3_600_000);
     const deps: ProposalDeps = { db: postgres, clock };
-    for (let n = 0; n < 12; n++) await submitProposal(deps, who('agent'), proposalInput(`lock-${n}`));
     const { sent, stop: stopRecording } = recordWriterStatements();
     const held: { form: string; writes: number }[] = [];
     const stop = postgres.onLockHeld((_seconds, form, writes) => held.push({ form, writes }));
     const reviewers = Array.from({ length: 10 }, (_, n) => who(`reviewer-${n}`));
     try {
+      // Twelve submissions, each sent twice at once (a client's retry): twelve proposals, each once.
+      const submitted = await Promise.all(
+        [...Array.from({ length: 12 }, (_, n) => n), ...Array.from({ length: 12 }, (_, n) => n)].map((n) =>
+          submitProposal(deps, who('agent'), proposalInput(`lock-${n}`)),
+        ),
+      );
+      expect(new Set(submitted.map((answer) => answer.proposal.id)).size).toBe(12);
+      expect(submitted.filter((answer) => answer.created)).toHaveLength(12);
       const claims = await Promise.all(reviewers.map((reviewer) => claimProposal(deps, reviewer, {})));
       expect(new Set(claims.map((claim) => claim?.proposal.id)).size).toBe(10);
       await Promise.all(claims.map((claim, n) => renewProposalLease(deps, reviewers[n] as Actor, { token: claim?.token as string })));
@@ -255,8 +316,8 @@ describe('proposal lease calls (PostgreSQL)', () => {
     }
     expect(sent.length).toBeGreaterThan(0);
     expect(sent.filter((text) => text !== WRITE_BATCH)).toEqual([]);
-    expect(sent.length).toBeLessThan(30);
+    expect(sent.length).toBeLessThan(50);
     expect(held.every((hold) => hold.form === 'statement')).toBe(true);
-    expect(held.reduce((sum, hold) => sum + hold.writes, 0)).toBe(35);
+    expect(held.reduce((sum, hold) => sum + hold.writes, 0)).toBe(24 + 35);
   });
 });
