@@ -7,7 +7,7 @@
 // answers below carry what the instance needs to give the same result and the same refusals.
 import type { Clock } from '../domain/clock.js';
 import { LONGEST_LEASE_MS } from '../domain/lease.js';
-import type { Item, Proposal, TargetState } from '../generated/prisma/client.js';
+import type { ExecutionAttempt, Item, Proposal, TargetState } from '../generated/prisma/client.js';
 
 interface LeaseHolder {
   tokenHash: string;
@@ -94,6 +94,26 @@ export type WriteCall =
       validity: number;
       operationId: string;
     }
+  | ({
+      op: 'executionStart';
+      fingerprint: string;
+      correlationId: string | null;
+      /** Where MARK_STALE takes each state, and FAIL_BEFORE_SEND with the approval no longer valid. */
+      staleTo: Partial<Record<string, string>>;
+      expireTo: Partial<Record<string, string>>;
+    } & LeaseHolder)
+  | ({
+      op: 'executionReport';
+      outcome: string;
+      response: string | null;
+      fingerprint: string | null;
+      correlationId: string | null;
+      /** Where the outcome's operation takes each state, by `valid|lapsed` approval and `same|changed` fingerprint. */
+      to: Record<string, Partial<Record<string, string>>>;
+      /** A reported fingerprint is remembered: the states it makes STALE when theirs differs, and where MARK_STALE takes them. */
+      before: string[];
+      staleTo: Partial<Record<string, string>>;
+    } & LeaseHolder)
   | ({ op: 'proposalRenew'; leaseSeconds: number } & LeaseHolder)
   | ({ op: 'proposalRelease' } & LeaseHolder);
 
@@ -112,6 +132,9 @@ export type JsonItem = Omit<Item, 'decidedAt' | 'createdAt' | 'claimedAt' | 'lea
 export type JsonProposal = {
   [K in keyof Proposal]: Proposal[K] extends Date ? string : Proposal[K] extends Date | null ? string | null : Proposal[K];
 };
+
+/** An ExecutionAttempt as `to_jsonb` writes the row (times as for JsonItem). */
+export type JsonAttempt = Omit<ExecutionAttempt, 'startedAt' | 'finishedAt'> & { startedAt: string; finishedAt: string | null };
 
 /** What one operation of a batch answered. */
 export interface CallAnswer {
@@ -144,6 +167,11 @@ export interface CallAnswer {
   /** proposalSubmit, refused: the revision the submission follows (null: none), or that a first one has revisions. */
   previous?: JsonProposal | null;
   revisions?: boolean;
+  /** executionStart: the attempt started; refused: the number of the attempt still open, if that is why. */
+  attempt?: JsonAttempt;
+  open?: number;
+  /** executionReport, refused: no attempt was started. */
+  notStarted?: true;
   /** addItems: one outcome per item given, in order. */
   added?: ({ item: JsonItem } | { refusal: AddRefusal })[];
   /** recordLapses: how many lapses it recorded. */
@@ -192,6 +220,10 @@ export function proposalFromJson(row: JsonProposal): Proposal {
   const proposal = { ...row } as Record<string, unknown>;
   for (const key of PROPOSAL_TIMES) proposal[key] = utcOrNull(row[key] as string | null);
   return proposal as unknown as Proposal;
+}
+
+export function attemptFromJson(row: JsonAttempt): ExecutionAttempt {
+  return { ...row, startedAt: utc(row.startedAt), finishedAt: utcOrNull(row.finishedAt) };
 }
 
 export function targetStateFromJson(row: NonNullable<CallAnswer['remembered']>): TargetState {

@@ -168,6 +168,18 @@ export function fixedOutcomes(operation: ProposalOperation): Partial<Record<Prop
   return outcomes;
 }
 
+/**
+ * Where `operation` takes each state it is allowed from, given `facts`: what a write call is sent when the
+ * outcome depends on facts only the database finds (one map per combination of them).
+ */
+export function outcomesWith(operation: ProposalOperation, facts: TransitionFacts): Partial<Record<ProposalState, ProposalState>> {
+  const outcomes: Partial<Record<ProposalState, ProposalState>> = {};
+  for (const state of Object.keys(TRANSITIONS) as ProposalState[]) {
+    if (TRANSITIONS[state][operation] !== undefined) outcomes[state] = transition(state, operation, facts);
+  }
+  return outcomes;
+}
+
 /** States no workflow step leaves (a record of what was already done by hand is not a step). */
 export const FINAL_STATES: ReadonlySet<ProposalState> = new Set(
   (Object.keys(TRANSITIONS) as ProposalState[]).filter((state) =>

@@ -1,7 +1,7 @@
-// Submissions, review leases, execution claims, approvals, rejections, requests for changes and cancellations of action
-// proposals run on PostgreSQL as write calls (migrations 20261203120000_proposal_lease_calls,
+// Submissions, review leases, execution claims, attempts and results, approvals, rejections, requests for changes and
+// cancellations of action proposals run on PostgreSQL as write calls (migrations 20261203120000_proposal_lease_calls,
 // 20261203130000_execution_claim_call, 20261203140000_proposal_refusal_calls, 20261203150000_proposal_approval_call,
-// 20261203160000_proposal_submission_call):
+// 20261203160000_proposal_submission_call, 20261203170000_execution_attempt_calls):
 // they must answer, refuse and write exactly what their TypeScript forms do on SQLite, and run as nothing but
 // the one statement of their batch while they hold the write lock.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -19,10 +19,13 @@ import {
   type ProposalDeps,
   releaseProposalLease,
   renewProposalLease,
+  reportExecutionResult,
   reviewProposal,
+  startExecutionAttempt,
   submitProposal,
 } from '../../src/services/proposals/index.js';
 import { createPostgresDatabase, type TestDatabase, tempDatabaseFile } from '../support/database.js';
+import { executions } from '../support/execution-script.js';
 import { MINUTE, proposalInput } from '../support/proposals.js';
 import { recordWriterStatements, rows } from '../support/write-calls.js';
 
@@ -197,6 +200,7 @@ async function script(db: Database): Promise<Outcome[]> {
   clock.advance(1_000);
   await claim('lee', { id: ids.p11 }, 'lee-again');
   await decide('lee', 'lee-again', { decision: 'APPROVE', revision: 1 }); // his lapsed one replaced: APPROVED
+  await executions(deps, step, execute, tokens);
   return outcomes;
 }
 
@@ -238,6 +242,8 @@ describe.each(WRITE_MODES)('proposal lease calls (PostgreSQL, PG_WRITE_MODE=%s) 
         'INVALID_ARGUMENT',
         'RISK_BELOW_MINIMUM',
         'PREVIOUS_REVISION_INVALID',
+        'ATTEMPT_IN_PROGRESS',
+        'ATTEMPT_NOT_STARTED',
       ])
         expect(expected).toContain(code);
       const sqliteEvents = await rows(sqlite, 'Event');
@@ -247,6 +253,8 @@ describe.each(WRITE_MODES)('proposal lease calls (PostgreSQL, PG_WRITE_MODE=%s) 
       expect(await rows(postgres, 'Event')).toEqual(sqliteEvents);
       expect(await rows(postgres, 'Proposal')).toEqual(await rows(sqlite, 'Proposal'));
       expect(await rows(postgres, 'ProposalApproval')).toEqual(await rows(sqlite, 'ProposalApproval'));
+      expect(await rows(postgres, 'ExecutionAttempt')).toEqual(await rows(sqlite, 'ExecutionAttempt'));
+      expect(await rows(postgres, 'TargetState')).toEqual(await rows(sqlite, 'TargetState'));
     } finally {
       await sqlite.close();
       file.cleanup();
@@ -287,7 +295,7 @@ describe('proposal lease calls (PostgreSQL)', () => {
     await database.cleanup();
   });
 
-  it('many proposers, reviewers and executors at once: each submission, claim, renewal, release and poll is part of one statement, nothing else runs under the write lock, and no proposal is leased twice', async () => {
+  it('many proposers, reviewers and executors at once: each submission, claim, renewal, release, poll, attempt and result is part of one statement, nothing else runs under the write lock, and no proposal is leased twice', async () => {
     const clock = new ManualClock(START + 24 * 3_600_000);
     const deps: ProposalDeps = { db: postgres, clock };
     const { sent, stop: stopRecording } = recordWriterStatements();
@@ -310,6 +318,28 @@ describe('proposal lease calls (PostgreSQL)', () => {
       // Executors polling with nothing approved: a statement too, not a transaction held across round trips.
       const polls = await Promise.all(reviewers.slice(0, 5).map((executor) => claimExecution(deps, executor, {})));
       expect(polls).toEqual([null, null, null, null, null]);
+      // Five proposals a policy approves at submission, then five executors at once: claim, attempt, result.
+      const restocked = { ...deps, rules: { actions: { restock: { approvers: { MEDIUM: 0 } } }, targetStateReporters: {} } };
+      await Promise.all(
+        Array.from({ length: 5 }, (_, n) =>
+          submitProposal(restocked, who('agent'), proposalInput(`run-${n}`, { action: 'restock', riskLevel: 'MEDIUM' })),
+        ),
+      );
+      const executors = reviewers.slice(5);
+      const runs = await Promise.all(executors.map((executor) => claimExecution(deps, executor, {})));
+      const attempts = await Promise.all(
+        runs.map((run, n) =>
+          startExecutionAttempt(deps, executors[n] as Actor, {
+            token: run?.token as string,
+            fingerprint: run?.proposal.fingerprint as string,
+          }),
+        ),
+      );
+      expect(attempts.map((started) => started.attempt?.number)).toEqual([1, 1, 1, 1, 1]);
+      const results = await Promise.all(
+        runs.map((run, n) => reportExecutionResult(deps, executors[n] as Actor, { token: run?.token as string, outcome: 'SUCCEEDED' })),
+      );
+      expect(results.map((proposal) => proposal.state)).toEqual(['EXECUTED', 'EXECUTED', 'EXECUTED', 'EXECUTED', 'EXECUTED']);
     } finally {
       stopRecording();
       stop();
@@ -318,6 +348,6 @@ describe('proposal lease calls (PostgreSQL)', () => {
     expect(sent.filter((text) => text !== WRITE_BATCH)).toEqual([]);
     expect(sent.length).toBeLessThan(50);
     expect(held.every((hold) => hold.form === 'statement')).toBe(true);
-    expect(held.reduce((sum, hold) => sum + hold.writes, 0)).toBe(24 + 35);
+    expect(held.reduce((sum, hold) => sum + hold.writes, 0)).toBe(24 + 35 + 20);
   });
 });

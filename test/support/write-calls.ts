@@ -18,14 +18,21 @@ const TIMES = new Set([
   'outcomeUnknownAt',
   'voidedAt',
   'lapsesAt',
+  'startedAt',
+  'finishedAt',
+  'reportedAt',
 ]);
 /** An operation id (random) as it appears in an event's details. */
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g;
 const BOOLEANS = new Set(['leaseExpiryRecorded', 'manualLease']);
 
 /** A table's rows with times as epoch ms, booleans as booleans and lease token hashes and operation ids (random) as whether there is one (in details, as `<uuid>`). */
-export async function rows(db: Database, table: 'Event' | 'Item' | 'Proposal' | 'ProposalApproval'): Promise<Record<string, unknown>[]> {
-  const raw = await db.query<Record<string, unknown>>(`SELECT * FROM "${table}" ORDER BY "id"`);
+export async function rows(
+  db: Database,
+  table: 'Event' | 'Item' | 'Proposal' | 'ProposalApproval' | 'ExecutionAttempt' | 'TargetState',
+): Promise<Record<string, unknown>[]> {
+  const order = table === 'TargetState' ? '"targetSystem", "targetId"' : '"id"';
+  const raw = await db.query<Record<string, unknown>>(`SELECT * FROM "${table}" ORDER BY ${order}`);
   return raw.map((row) =>
     Object.fromEntries(
       Object.entries(row).map(([key, value]) => {

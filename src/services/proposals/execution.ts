@@ -1,29 +1,27 @@
-// Action proposals, execution: exactly once under an execution lease. Owns the claim (one winner), the
-// fingerprint check right before an attempt, the reported outcome and a manual execution. What the server
-// knows of each target (reportTargetState and the remembered fingerprint) is in target-state.ts.
-import type { ExecutionAttempt, Proposal, WriteTx } from '../../db/client.js';
+// Action proposals, execution: exactly once under an execution lease. Owns the claim (one winner), a claim
+// by hand and a manual execution; the attempts under the lease (the fingerprint right before one, the
+// reported outcome) are in attempts.ts. What the server knows of each target (reportTargetState and the
+// remembered fingerprint) is in target-state.ts.
+import type { Proposal, WriteTx } from '../../db/client.js';
 import { type JsonProposal, proposalFromJson } from '../../db/write-calls.js';
 import { DomainError } from '../../domain/errors.js';
 import { hashLeaseToken, issueLeaseToken, leaseExpiry } from '../../domain/lease.js';
-import { type ProposalOperation, RISK_LEVELS, transition } from '../../domain/proposal.js';
+import { RISK_LEVELS, transition } from '../../domain/proposal.js';
 import { LIMITS, validateLeaseSeconds, validateText } from '../../domain/validation.js';
 import type { Actor } from '../context.js';
 import {
   approvalStillValid,
   changedWhileRunning,
-  heldBy,
-  jsonText,
+  fingerprintStart,
   loadForUpdate,
-  markStale,
   move,
   NO_LEASE,
   PROPOSAL_LIMITS,
   type ProposalDeps,
   policyOf,
   proposalEvent,
-  voidApprovals,
 } from './shared.js';
-import { describeRemembered, rememberedTargetState, rememberTargetState } from './target-state.js';
+import { rememberTargetState } from './target-state.js';
 
 export interface ExecutionClaim {
   proposal: Proposal;
@@ -176,150 +174,6 @@ async function checkSeparation(deps: ProposalDeps, tx: WriteTx, current: Proposa
 }
 
 /**
- * Compares the target's current fingerprint with the approved one and starts an attempt. On a
- * mismatch the proposal becomes STALE and `attempt` is null: nothing may run. Past the approval's
- * validity it becomes EXPIRED, likewise.
- */
-export async function startExecutionAttempt(
-  deps: ProposalDeps,
-  actor: Actor,
-  input: { token: string; fingerprint: string; correlationId?: string | null },
-): Promise<{ proposal: Proposal; attempt: ExecutionAttempt | null }> {
-  const fingerprint = validateText(input.fingerprint, 'fingerprint', PROPOSAL_LIMITS.fingerprint);
-  const correlationId = input.correlationId == null ? null : validateText(input.correlationId, 'correlationId', LIMITS.reason);
-  return deps.db.write(async (tx, sql) => {
-    const now = deps.clock.now();
-    const held = await heldBy(tx, input.token, actor, now, 'EXECUTION');
-    if (fingerprint !== held.fingerprint) {
-      const reason = `At execution the target's fingerprint was ${fingerprint.slice(0, 60)}, not the approved ${held.fingerprint.slice(0, 60)}.`;
-      const proposal = await markStale(tx, sql, held, { actor, now, fingerprint, reason });
-      return { proposal, attempt: null };
-    }
-    // The target was reported changed since (a report while it was EXECUTING): the fingerprint presented is an old read.
-    const remembered = await rememberedTargetState(tx, held.targetSystem, held.targetId);
-    if (remembered && remembered.fingerprint !== fingerprint) {
-      const reason = `At execution the fingerprint presented was ${fingerprint.slice(0, 60)}, but the target was reported since as ${describeRemembered(remembered)}: nothing may run against an old read.`;
-      const proposal = await markStale(tx, sql, held, { actor, now, fingerprint: remembered.fingerprint, reason });
-      return { proposal, attempt: null };
-    }
-    if (!approvalStillValid(held, now)) {
-      const proposal = await move(
-        tx,
-        held,
-        transition(held.state, 'FAIL_BEFORE_SEND', { approvalValid: false, fingerprintMatches: true }),
-        {
-          ...NO_LEASE,
-          stateReason: 'The approval expired before the attempt started.',
-        },
-      );
-      await voidApprovals(tx, held.id, now, 'EXPIRED');
-      await proposalEvent(sql, proposal, 'PROPOSAL_EXPIRED', actor.name, now, { from: held.state, why: 'APPROVAL_VALIDITY' });
-      return { proposal, attempt: null };
-    }
-    const open = await tx.executionAttempt.findFirst({ where: { proposalId: held.id, outcome: null } });
-    if (open) {
-      throw new DomainError(
-        'ATTEMPT_IN_PROGRESS',
-        `Attempt ${open.number} has no reported result: report it (UNKNOWN if you cannot tell) instead of sending again.`,
-        'token',
-      );
-    }
-    const number = (await tx.executionAttempt.count({ where: { proposalId: held.id } })) + 1;
-    const attempt = await tx.executionAttempt.create({
-      data: { proposalId: held.id, operationId: held.operationId as string, number, executor: actor.name, correlationId, startedAt: now },
-    });
-    await proposalEvent(sql, held, 'EXECUTION_ATTEMPT_STARTED', actor.name, now, {
-      attempt: number,
-      operationId: held.operationId,
-      correlationId,
-    });
-    return { proposal: held, attempt };
-  });
-}
-
-export type ExecutionOutcome = 'SUCCEEDED' | 'FAILED_BEFORE_SEND' | 'REJECTED_BY_REMOTE' | 'UNKNOWN';
-
-const OUTCOME_OPERATION: Record<ExecutionOutcome, ProposalOperation> = {
-  SUCCEEDED: 'SUCCEED',
-  FAILED_BEFORE_SEND: 'FAIL_BEFORE_SEND',
-  REJECTED_BY_REMOTE: 'FAIL_REJECTED_BY_REMOTE',
-  UNKNOWN: 'OUTCOME_UNKNOWN',
-};
-
-/** Records how the current attempt ended; the execution lease ends with it. */
-export async function reportExecutionResult(
-  deps: ProposalDeps,
-  actor: Actor,
-  input: { token: string; outcome: ExecutionOutcome; response?: unknown; correlationId?: string | null; fingerprint?: string | null },
-): Promise<Proposal> {
-  const response = input.response === undefined ? null : jsonText(input.response, 'response');
-  const fingerprint = input.fingerprint == null ? null : validateText(input.fingerprint, 'fingerprint', PROPOSAL_LIMITS.fingerprint);
-  const correlationId = input.correlationId == null ? null : validateText(input.correlationId, 'correlationId', LIMITS.reason);
-  return deps.db.write(async (tx, sql) => {
-    const now = deps.clock.now();
-    const held = await heldBy(tx, input.token, actor, now, 'EXECUTION');
-    const attempt = await tx.executionAttempt.findFirst({ where: { proposalId: held.id, outcome: null }, orderBy: { number: 'desc' } });
-    if (!attempt && input.outcome !== 'FAILED_BEFORE_SEND') {
-      throw new DomainError('ATTEMPT_NOT_STARTED', 'Start an attempt (startExecutionAttempt) before reporting its result.', 'token');
-    }
-    if (attempt) {
-      await tx.executionAttempt.update({
-        where: { id: attempt.id },
-        data: { outcome: input.outcome, response, finishedAt: now, correlationId: correlationId ?? attempt.correlationId },
-      });
-    }
-    const valid = approvalStillValid(held, now);
-    // Nothing sent but the target reads differently now: it changed under the proposal (FAILED_BEFORE_SEND → STALE).
-    const fingerprintMatches = fingerprint === null || fingerprint === held.fingerprint;
-    const to = transition(held.state, OUTCOME_OPERATION[input.outcome], { approvalValid: valid, fingerprintMatches });
-    const proposal = await move(tx, held, to, {
-      ...NO_LEASE,
-      stateReason:
-        input.outcome === 'SUCCEEDED'
-          ? null
-          : attempt
-            ? `Attempt ${attempt.number} ended ${input.outcome}.`
-            : 'Failed before sending, before any attempt was started.',
-    });
-    if (to === 'EXPIRED' || to === 'STALE') await voidApprovals(tx, held.id, now, to);
-    const type =
-      to === 'EXECUTED'
-        ? 'EXECUTION_SUCCEEDED'
-        : to === 'FAILED'
-          ? 'EXECUTION_FAILED'
-          : to === 'OUTCOME_UNKNOWN'
-            ? 'EXECUTION_OUTCOME_UNKNOWN'
-            : to === 'APPROVED'
-              ? 'EXECUTION_RETURNED'
-              : to === 'STALE'
-                ? 'PROPOSAL_STALE'
-                : 'PROPOSAL_EXPIRED';
-    // The answer and the remote's id go into the immutable history too, not only onto the updatable attempt row.
-    await proposalEvent(sql, proposal, type, actor.name, now, {
-      from: held.state,
-      attempt: attempt?.number ?? null,
-      outcome: input.outcome,
-      operationId: held.operationId,
-      correlationId: correlationId ?? attempt?.correlationId ?? null,
-      response,
-      ...(fingerprint === null ? {} : { reportedFingerprint: fingerprint }),
-    });
-    // The target's fingerprint as the executor read it after the attempt: remembered, other proposals of it checked.
-    if (fingerprint !== null) {
-      await rememberTargetState(tx, sql, {
-        targetSystem: held.targetSystem,
-        targetId: held.targetId,
-        fingerprint,
-        actor,
-        now,
-        source: 'EXECUTION',
-      });
-    }
-    return proposal;
-  });
-}
-
-/**
  * An executor records an action already carried out by hand, with why (`reason`) and what was done
  * (`evidence`), kept apart. The same checks as an automated execution; when they hold → EXECUTED. When
  * they no longer do (fingerprint changed, approval expired, or the approved revision already EXPIRED or
@@ -385,7 +239,7 @@ export async function recordManualExecution(
     const explained = {
       ALREADY_EXPIRED: 'this revision had already EXPIRED',
       ALREADY_STALE: 'this revision had already gone STALE',
-      FINGERPRINT_CHANGED: `the fingerprint presented (${fingerprint.slice(0, 60)}) is not the approved ${current.fingerprint.slice(0, 60)}`,
+      FINGERPRINT_CHANGED: `the fingerprint presented (${fingerprintStart(fingerprint)}) is not the approved ${fingerprintStart(current.fingerprint)}`,
       APPROVAL_EXPIRED: 'the approval was no longer valid',
     }[why];
     // From EXPIRED or STALE the approvals are void already: the approval's time ends now, so a reconciler's

@@ -3,15 +3,8 @@
 // `transition`) and the data, then writes the change and its events together. Import from here.
 
 export { reviewExecutedProposal } from './after-review.js';
-export {
-  claimExecution,
-  claimManualExecution,
-  type ExecutionClaim,
-  type ExecutionOutcome,
-  recordManualExecution,
-  reportExecutionResult,
-  startExecutionAttempt,
-} from './execution.js';
+export { type ExecutionOutcome, reportExecutionResult, startExecutionAttempt } from './attempts.js';
+export { claimExecution, claimManualExecution, type ExecutionClaim, recordManualExecution } from './execution.js';
 export { type NewProposal, submitProposal } from './intake.js';
 export { assignProposal, escalateProposal, holdProposal, resumeProposal } from './oversight.js';
 export { nextProposalDeadline, reconcileProposal, recordProposalDeadlines } from './recovery.js';

@@ -79,6 +79,15 @@ export function jsonText(value: unknown, field: string, mustBeObject = false): s
   return text;
 }
 
+/**
+ * The first 60 characters of a fingerprint, for a reason or a message: counted in code points, so a
+ * character is never cut in half (a UTF-16 slice could leave half of one, which no UTF-8 store keeps).
+ * PostgreSQL's `left(text, 60)` gives the same.
+ */
+export function fingerprintStart(fingerprint: string): string {
+  return fingerprint.length <= 60 ? fingerprint : Array.from(fingerprint).slice(0, 60).join('');
+}
+
 export async function proposalEvent(
   sql: TxSql,
   proposal: Proposal,

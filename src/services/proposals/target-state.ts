@@ -10,13 +10,13 @@ import { DomainError } from '../../domain/errors.js';
 import { mayReportTargetState } from '../../domain/proposal-rules.js';
 import { validateText } from '../../domain/validation.js';
 import type { Actor, ServiceDeps } from '../context.js';
-import { markStale, PROPOSAL_LIMITS, type ProposalDeps, rulesOf } from './shared.js';
+import { fingerprintStart, markStale, PROPOSAL_LIMITS, type ProposalDeps, rulesOf } from './shared.js';
 
 /** How a fingerprint reached the server. */
 export type TargetStateSource = 'REPORT' | 'EXECUTION' | 'RECONCILIATION';
 
 /** The states a report makes STALE when their fingerprint differs: not yet executing. */
-const BEFORE_EXECUTION = ['PENDING', 'APPROVED', 'ON_HOLD'] as const;
+export const BEFORE_EXECUTION = ['PENDING', 'APPROVED', 'ON_HOLD'] as const;
 
 /** The remembered state of a target, or null when none was ever reported. */
 export async function rememberedTargetState(tx: WriteTx, targetSystem: string, targetId: string): Promise<TargetState | null> {
@@ -35,7 +35,7 @@ export async function readTargetState(deps: ServiceDeps, targetSystem: string, t
 
 /** One line naming the remembered fingerprint, when and by whom, for refusals and reasons. */
 export function describeRemembered(remembered: TargetState): string {
-  return `${remembered.fingerprint.slice(0, 60)} (reported ${remembered.reportedAt.toISOString()} by ${remembered.reportedBy})`;
+  return `${fingerprintStart(remembered.fingerprint)} (reported ${remembered.reportedAt.toISOString()} by ${remembered.reportedBy})`;
 }
 
 /**
@@ -61,7 +61,7 @@ export function checkRemembered(
   if (remembered && remembered.fingerprint !== fingerprint) {
     throw new DomainError(
       'STALE_FINGERPRINT',
-      `${what} was made against fingerprint ${fingerprint.slice(0, 60)}, but ${target.targetSystem}/${target.targetId} was last reported as ${describeRemembered(remembered)}: read the target again and use its current fingerprint.`,
+      `${what} was made against fingerprint ${fingerprintStart(fingerprint)}, but ${target.targetSystem}/${target.targetId} was last reported as ${describeRemembered(remembered)}: read the target again and use its current fingerprint.`,
       'fingerprint',
     );
   }
@@ -90,7 +90,7 @@ export async function rememberTargetState(
   });
   const stale: Proposal[] = [];
   for (const current of affected) {
-    const reason = `The target's fingerprint is now ${fingerprint.slice(0, 60)}; this revision was made against ${current.fingerprint.slice(0, 60)}.`;
+    const reason = `The target's fingerprint is now ${fingerprintStart(fingerprint)}; this revision was made against ${fingerprintStart(current.fingerprint)}.`;
     stale.push(await markStale(tx, sql, current, { actor, now, fingerprint, reason }));
   }
   return stale;
