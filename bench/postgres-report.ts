@@ -243,6 +243,35 @@ function intakeTable(report: PostgresReport): string[] {
   ];
 }
 
+/** Loops/s of the action-proposal loop on each backend, PostgreSQL's share of SQLite's, and the lock holds. */
+function proposalLoopTable(report: PostgresReport): string[] {
+  if (report.proposalLoops.length === 0) return ['Not measured (--pg-proposal-workers=0).'];
+  const on = (backend: string) => report.proposalLoops.find((measured) => measured.backend === backend);
+  const sqlite = on('sqlite');
+  const postgres = on('postgresql');
+  const holds = (measured: typeof sqlite) =>
+    measured?.lockHolds
+      .map(
+        (hold) =>
+          `${hold.form}: ${int(hold.holds)} holds, p50 ${hold.p50Ms.toFixed(2)} / p99 ${hold.p99Ms.toFixed(2)} ms, ${(hold.writes / hold.holds).toFixed(1)} writes each`,
+      )
+      .join('; ') || 'n/a';
+  const row = (label: string, measured: typeof sqlite) =>
+    measured
+      ? `| ${label} | ${measured.loopsPerSecond.toFixed(1)} (${int(measured.loops)} in ${measured.seconds.toFixed(2)} s) | ${holds(measured)} |`
+      : `| ${label} | n/a | n/a |`;
+  return [
+    `One loop is six mutations over HTTP, as the three parties send them: submitProposal (LOW, needing one approver), claimProposal by id and reviewProposal APPROVE, claimExecution, startExecutionAttempt and reportExecutionResult SUCCEEDED. ${report.options.proposalWorkers} workers at once, each with a PROPOSER, a REVIEWER and an EXECUTOR key of its own (an executor may take another worker's approved proposal); one server on a fresh database of each backend, ${report.options.warmupMs / 1000} s warm-up + ${report.options.durationMs / 1000} s measured. Lock holds from the server's /metrics since it started (warm-up included).`,
+    '',
+    '| backend | loops/s | write lock held, per batch |',
+    '|---|---:|---|',
+    row('SQLite', sqlite),
+    row('PostgreSQL', postgres),
+    '',
+    `PostgreSQL ÷ SQLite: ${sqlite && postgres ? (postgres.loopsPerSecond / sqlite.loopsPerSecond).toFixed(2) : 'n/a'}.`,
+  ];
+}
+
 export function postgresMarkdown(report: PostgresReport | null, error: string | null, machine: Machine, command: string): string[] {
   const title = '## PostgreSQL: several instances';
   if (error) return [title, '', `**Not measured:** the PostgreSQL part failed: ${error}.`];
@@ -289,6 +318,10 @@ export function postgresMarkdown(report: PostgresReport | null, error: string | 
     '',
     ...intakeTable(report),
     '',
+    '### The action-proposal loop',
+    '',
+    ...proposalLoopTable(report),
+    '',
     '### Reading',
     '',
     ...reading(report, machine),
@@ -318,8 +351,12 @@ export function postgresSummary(report: PostgresReport): string[] {
         );
   for (const measured of report.intake)
     lines.push(`postgres part, intake, ${measured.backend}, ${measured.clients} client(s): ${int(measured.itemsPerSecond)} items/s`);
+  for (const measured of report.proposalLoops)
+    lines.push(
+      `postgres part, proposal loop, ${measured.backend}, ${measured.workers} workers: ${measured.loopsPerSecond.toFixed(1)} loops/s`,
+    );
   lines.push(
-    `postgres part took ${report.seconds.total.toFixed(1)} s (cycles ${report.seconds.cycles.toFixed(1)} s, intake ${report.seconds.intake.toFixed(1)} s, delivery ${report.seconds.delivery.toFixed(1)} s)`,
+    `postgres part took ${report.seconds.total.toFixed(1)} s (cycles ${report.seconds.cycles.toFixed(1)} s, intake ${report.seconds.intake.toFixed(1)} s, proposal loop ${report.seconds.proposals.toFixed(1)} s, delivery ${report.seconds.delivery.toFixed(1)} s)`,
   );
   return lines;
 }

@@ -44,6 +44,7 @@ import {
   totalErrors,
 } from './load.js';
 import { type LockHolds, scrapeLockHolds } from './lock-holds.js';
+import { measureProposalLoop, type ProposalLoopMeasurement } from './proposal-loop.js';
 import { type RunningServer, type ServerOptions, startServer } from './server.js';
 import type { Verification } from './verification.js';
 
@@ -71,6 +72,8 @@ export interface PostgresOptions {
   intakeItems: number;
   /** Client counts of the bulk-intake measurements. */
   intakeClients: number[];
+  /** Workers in the action-proposal loop measurement (proposal-loop.ts); 0 leaves it out. */
+  proposalWorkers: number;
 }
 
 /** Where the admin URL comes from, or null when no variable is set. */
@@ -195,9 +198,11 @@ export interface PostgresReport {
   delivery: DeliveryResult[];
   /** Bulk intake on each backend, side by side (intake.ts). */
   intake: IntakeMeasurement[];
+  /** The action-proposal loop on each backend, side by side (proposal-loop.ts). */
+  proposalLoops: ProposalLoopMeasurement[];
   /** Load average (1, 5, 15 min) when the part started and when it ended. */
   loadAverage: { start: string; end: string };
-  seconds: { cycles: number; intake: number; delivery: number; total: number };
+  seconds: { cycles: number; intake: number; proposals: number; delivery: number; total: number };
   verifications: Verification[];
   serverLogLines: string[];
 }
@@ -760,8 +765,9 @@ export async function runPostgres(
     cycles: [],
     delivery: [],
     intake: [],
+    proposalLoops: [],
     loadAverage: { start: loadAverage(), end: '' },
-    seconds: { cycles: 0, intake: 0, delivery: 0, total: 0 },
+    seconds: { cycles: 0, intake: 0, proposals: 0, delivery: 0, total: 0 },
     verifications: [],
     serverLogLines: [],
   };
@@ -837,6 +843,37 @@ export async function runPostgres(
     }
   }
   report.seconds.intake = (performance.now() - intakeStarted) / 1000;
+
+  const proposalsStarted = performance.now();
+  if (options.proposalWorkers > 0) {
+    log(
+      `[postgres part: the action-proposal loop over HTTP (submit, claim, approve, claimExecution, attempt, SUCCEEDED), ${options.proposalWorkers} workers, a fresh database each]`,
+    );
+    for (const backend of ['sqlite', 'postgresql'] as const) {
+      const store = backend === 'sqlite' ? await sqliteStore(tmp, 'proposals') : await postgresStore(admin.url);
+      try {
+        const measured = await measureProposalLoop(
+          store,
+          backend,
+          options.proposalWorkers,
+          options.durationMs / 1000,
+          options.warmupMs / 1000,
+        );
+        report.proposalLoops.push(measured);
+        report.verifications.push({
+          label: `postgres part, proposal loop, ${backend}: no request failed, every loop counted is EXECUTED with one EXECUTION_SUCCEEDED event`,
+          ok: measured.errors === 0 && measured.stored.executed >= measured.loops && measured.stored.succeeded === measured.stored.executed,
+          detail: `${measured.errors} failed requests; ${round(measured.loops)} loops counted, ${round(measured.stored.executed)} EXECUTED, ${round(measured.stored.succeeded)} EXECUTION_SUCCEEDED events`,
+        });
+        log(
+          `  proposal loop, ${backend.padEnd(10)}: ${measured.loopsPerSecond.toFixed(1)} loops/s (${round(measured.loops)} in ${measured.seconds.toFixed(2)} s)${measured.lockHolds.map((hold) => `; lock held (${hold.form}) p50 ${hold.p50Ms.toFixed(2)} / p99 ${hold.p99Ms.toFixed(2)} ms, ${(hold.writes / hold.holds).toFixed(1)} writes each`).join('')}`,
+        );
+      } finally {
+        await store.dispose();
+      }
+    }
+  }
+  report.seconds.proposals = (performance.now() - proposalsStarted) / 1000;
 
   const deliveryStarted = performance.now();
   const rounds = deliveryRounds(options);

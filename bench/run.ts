@@ -1,7 +1,7 @@
 // npm run bench [-- --quick] [--write|--no-write] [--profile] [--profile-clients=N] [--duration=S] [--warmup=S] [--clients=1,8,64] [--keep]
 //                [--subscribers=N] [--cross-subscribers=N] [--events=N] [--ws-workers=N] [--expiry|--no-expiry] [--leases=K] [--no-live]
 //                [--no-scale|--scale-only] [--scale-items=SMALL,LARGE] [--scale-clients=N] [--scale-subscribers=N]
-//                [--no-postgres|--postgres-only] [--pg-clients=8,64] [--pg-instances=N] [--pg-repeats=N] [--pg-subscribers=N] [--pg-events=N] [--pg-intake-items=N]
+//                [--no-postgres|--postgres-only] [--pg-clients=8,64] [--pg-instances=N] [--pg-repeats=N] [--pg-subscribers=N] [--pg-events=N] [--pg-intake-items=N] [--pg-proposal-workers=N]
 //                [--no-live-scale|--live-scale-only] [--live-scale-items=N] [--live-scale-pg-items=N] [--live-scale-subscribers=N]
 //                [--live-scale-import-items=N|--no-live-scale-import] [--live-scale-subscriber-nice=0..19] [--no-attacks|--attacks-only]
 //
@@ -96,7 +96,7 @@ function parseOptions(argv: string[]): Options {
   const flag = (name: string) => argv.includes(`--${name}`);
   const value = (name: string) => argv.find((arg) => arg.startsWith(`--${name}=`))?.slice(name.length + 3);
   const known =
-    /^--(quick|write|no-write|profile|keep|duration=.+|warmup=.+|clients=.+|profile-seconds=.+|profile-clients=.+|subscribers=.+|cross-subscribers=.+|events=.+|ws-workers=.+|expiry|no-expiry|leases=.+|no-live|no-scale|scale-only|scale-items=.+|scale-clients=.+|scale-subscribers=.+|no-postgres|postgres-only|pg-clients=.+|pg-instances=.+|pg-repeats=.+|pg-subscribers=.+|pg-events=.+|pg-intake-items=.+|no-live-scale|live-scale-only|live-scale-items=.+|live-scale-pg-items=.+|live-scale-subscribers=.+|live-scale-import-items=.+|live-scale-subscriber-nice=.+|no-live-scale-import|no-attacks|attacks-only)$/;
+    /^--(quick|write|no-write|profile|keep|duration=.+|warmup=.+|clients=.+|profile-seconds=.+|profile-clients=.+|subscribers=.+|cross-subscribers=.+|events=.+|ws-workers=.+|expiry|no-expiry|leases=.+|no-live|no-scale|scale-only|scale-items=.+|scale-clients=.+|scale-subscribers=.+|no-postgres|postgres-only|pg-clients=.+|pg-instances=.+|pg-repeats=.+|pg-subscribers=.+|pg-events=.+|pg-intake-items=.+|pg-proposal-workers=.+|no-live-scale|live-scale-only|live-scale-items=.+|live-scale-pg-items=.+|live-scale-subscribers=.+|live-scale-import-items=.+|live-scale-subscriber-nice=.+|no-live-scale-import|no-attacks|attacks-only)$/;
   const unknown = argv.filter((arg) => !known.test(arg));
   if (unknown.length > 0) throw new Error(`unknown argument(s): ${unknown.join(' ')}`);
   const quick = flag('quick');
@@ -181,6 +181,7 @@ function parseOptions(argv: string[]): Options {
         sqliteDelivery: !quick,
         intakeItems: count('pg-intake-items', quick ? 2_000 : 10_000, 1_000_000, 0),
         intakeClients: quick ? [1] : [1, 4],
+        proposalWorkers: count('pg-proposal-workers', quick ? 2 : 8, 64, 0),
       };
   const liveScaleItems = count('live-scale-items', quick ? 20_000 : 1_000_000, 10_000_000);
   const liveScale: LiveScaleOptions | null = flag('no-live-scale')

@@ -114,6 +114,15 @@ export type WriteCall =
       before: string[];
       staleTo: Partial<Record<string, string>>;
     } & LeaseHolder)
+  | {
+      op: 'targetReport';
+      actor: string;
+      targetSystem: string;
+      targetId: string;
+      fingerprint: string;
+      before: string[];
+      staleTo: Partial<Record<string, string>>;
+    }
   | ({ op: 'proposalRenew'; leaseSeconds: number } & LeaseHolder)
   | ({ op: 'proposalRelease' } & LeaseHolder);
 
@@ -172,6 +181,8 @@ export interface CallAnswer {
   open?: number;
   /** executionReport, refused: no attempt was started. */
   notStarted?: true;
+  /** targetReport: the proposals the fingerprint made STALE, in id order. */
+  stale?: JsonProposal[];
   /** addItems: one outcome per item given, in order. */
   added?: ({ item: JsonItem } | { refusal: AddRefusal })[];
   /** recordLapses: how many lapses it recorded. */

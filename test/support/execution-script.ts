@@ -85,6 +85,21 @@ export async function executions(
   await start(10, 'v1-x10'); // EXPIRED, rev's approval voided
   await report(6, { outcome: 'FAILED_BEFORE_SEND' }); // EXPIRED, not back to APPROVED
   await report(6, { outcome: 'UNKNOWN' }); // the lease ended with it: CLAIM_NOT_FOUND
+  // A report of a target with a PENDING and an APPROVED proposal made against another fingerprint: both STALE.
+  await step(async () => (await submitProposal(deps, who('agent'), proposalInput('x11', { targetSystem: 'wh-11' }))).proposal);
+  await restock(11, { batchId: 'restock' });
+  await step(async () => {
+    const stale = await reportTargetState(
+      deps,
+      { ...who('sync'), roles: new Set(['EXECUTOR'] as const) },
+      {
+        targetSystem: 'wh-11',
+        targetId: 'x11',
+        fingerprint: `v2-${'🙂'.repeat(70)}`,
+      },
+    );
+    return { stale: stale.map(({ id, state, stateReason, version }) => ({ id, state, stateReason, version })) };
+  });
   // A report of x1's target since its proposal was approved: the next one of it may not run on an old read.
   await restock(9, { targetSystem: 'wh-1', fingerprint: 'v2-x1' });
   await execute('w9', { targetSystems: ['wh-1'] });

@@ -5,8 +5,10 @@
 // approvals and execution attempts against another fingerprint are refused or stopped.
 import type { Proposal, TargetState, TxSql, WriteTx } from '../../db/client.js';
 import { appendEvent } from '../../db/event-store.js';
+import { proposalFromJson } from '../../db/write-calls.js';
 import type { Role } from '../../domain/access.js';
 import { DomainError } from '../../domain/errors.js';
+import { fixedOutcomes } from '../../domain/proposal.js';
 import { mayReportTargetState } from '../../domain/proposal-rules.js';
 import { validateText } from '../../domain/validation.js';
 import type { Actor, ServiceDeps } from '../context.js';
@@ -120,15 +122,31 @@ export async function reportTargetState(
   }
   const targetId = validateText(input.targetId, 'target.recordId', PROPOSAL_LIMITS.target);
   const fingerprint = validateText(input.fingerprint, 'fingerprint', PROPOSAL_LIMITS.fingerprint);
-  return deps.db.write(async (tx, sql) => {
-    const now = deps.clock.now();
-    await appendEvent(sql, {
-      type: 'TARGET_STATE_REPORTED',
-      actor: actor.name,
-      at: now,
-      details: { target: `${targetSystem}/${targetId}`, fingerprint },
-    });
-    // Remembered, and every proposal of the target not yet executing made against another fingerprint → STALE.
-    return rememberTargetState(tx, sql, { targetSystem, targetId, fingerprint, actor, now, source: 'REPORT' });
+  return deps.db.perform({
+    work: async (tx, sql) => {
+      const now = deps.clock.now();
+      await appendEvent(sql, {
+        type: 'TARGET_STATE_REPORTED',
+        actor: actor.name,
+        at: now,
+        details: { target: `${targetSystem}/${targetId}`, fingerprint },
+      });
+      // Remembered, and every proposal of the target not yet executing made against another fingerprint → STALE.
+      return rememberTargetState(tx, sql, { targetSystem, targetId, fingerprint, actor, now, source: 'REPORT' });
+    },
+    // A write call on PostgreSQL (migration 20261203170000_execution_attempt_calls).
+    call: {
+      fields: {
+        op: 'targetReport',
+        actor: actor.name,
+        targetSystem,
+        targetId,
+        fingerprint,
+        before: [...BEFORE_EXECUTION],
+        staleTo: fixedOutcomes('MARK_STALE'),
+      },
+      clock: deps.clock,
+      answer: (answer) => (answer.stale ?? []).map(proposalFromJson),
+    },
   });
 }

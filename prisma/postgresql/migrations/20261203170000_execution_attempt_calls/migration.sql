@@ -1,10 +1,10 @@
 -- An executor's attempt and its reported result as write calls (issue 18): startExecutionAttempt and
--- reportExecutionResult under the caller's execution lease. The TypeScript forms in
--- src/services/proposals/execution.ts are the specification and SQLite's path. Where each may take a
--- proposal comes from the instance (domain/proposal.ts's TRANSITIONS: the fixed outcomes, and for the
--- outcomes that depend on facts, one map per combination of them); a proposal in any other state, a lease
--- the caller may not use, an attempt already open or none started are answered as found, and nothing is
--- written.
+-- reportExecutionResult under the caller's execution lease, and a report of a target's state
+-- (reportTargetState). The TypeScript forms in src/services/proposals/attempts.ts and target-state.ts are the
+-- specification and SQLite's path. Where each may take a proposal comes from the instance
+-- (domain/proposal.ts's TRANSITIONS: the fixed outcomes, and for the outcomes that depend on facts, one map
+-- per combination of them); a proposal in any other state, a lease the caller may not use, an attempt already
+-- open or none started are answered as found, and nothing is written.
 
 -- describeRemembered in target-state.ts: the remembered fingerprint, when and by whom.
 CREATE FUNCTION "leasehold_describe_remembered"(remembered "TargetState") RETURNS TEXT
@@ -33,14 +33,20 @@ END
 $$;
 
 -- rememberTargetState in target-state.ts: the target's fingerprint remembered, and every proposal of it not yet
--- executing (op.before) made against another one made STALE (op.staleTo), in id order.
+-- executing (op.before) made against another one made STALE (op.staleTo), in id order; answers those, as rows.
+-- In PG_WRITE_MODE=sharded it takes the global lock first, as submissions do: a submission reading the old
+-- fingerprint could otherwise pass it, and a new row has no version to lose a compare-and-set on.
 CREATE FUNCTION "leasehold_remember_target"(op JSONB, target_system TEXT, target_id TEXT, reported TEXT, now_at TIMESTAMP(3), reported_how TEXT)
-RETURNS VOID
+RETURNS JSONB
 LANGUAGE plpgsql AS $$
 DECLARE
   current "Proposal";
   to_state TEXT;
+  stale JSONB := '[]';
 BEGIN
+  IF (op->>'skipLocked')::boolean THEN
+    PERFORM pg_advisory_xact_lock(7415620002);
+  END IF;
   INSERT INTO "TargetState" ("targetSystem", "targetId", "fingerprint", "reportedAt", "reportedBy", "source")
   VALUES (target_system, target_id, reported, now_at, op->>'actor', reported_how)
   ON CONFLICT ("targetSystem", "targetId") DO UPDATE
@@ -55,11 +61,26 @@ BEGIN
     IF to_state IS NULL THEN
       RAISE EXCEPTION 'a proposal % cannot become STALE', current."state";
     END IF;
-    PERFORM "leasehold_mark_stale"(current, to_state,
+    stale := stale || jsonb_build_array(to_jsonb("leasehold_mark_stale"(current, to_state,
       'The target''s fingerprint is now ' || left(reported, 60) || '; this revision was made against '
         || left(current."fingerprint", 60) || '.',
-      now_at, op->>'actor', reported);
+      now_at, op->>'actor', reported)));
   END LOOP;
+  RETURN stale;
+END
+$$;
+
+-- reportTargetState: TARGET_STATE_REPORTED, then the fingerprint remembered (source REPORT); answers the
+-- proposals it made STALE. Who may report is the instance's check (TARGET_STATE_REPORTERS), before the call.
+CREATE FUNCTION "leasehold_target_report"(op JSONB, now_at TIMESTAMP(3)) RETURNS JSONB
+LANGUAGE plpgsql AS $$
+BEGIN
+  INSERT INTO "Event" ("occurredAt", "type", "actor", "details")
+  VALUES (now_at, 'TARGET_STATE_REPORTED', op->>'actor', '{' || concat_ws(',',
+    "leasehold_member"('target', to_json((op->>'targetSystem') || '/' || (op->>'targetId'))),
+    "leasehold_member"('fingerprint', to_json(op->>'fingerprint'))) || '}');
+  RETURN jsonb_build_object('stale',
+    "leasehold_remember_target"(op, op->>'targetSystem', op->>'targetId', op->>'fingerprint', now_at, 'REPORT'));
 END
 $$;
 
@@ -244,6 +265,7 @@ BEGIN
     WHEN 'proposalSubmit' THEN "leasehold_proposal_submit"(op, now_at)
     WHEN 'executionStart' THEN "leasehold_execution_start"(op, now_at)
     WHEN 'executionReport' THEN "leasehold_execution_report"(op, now_at)
+    WHEN 'targetReport' THEN "leasehold_target_report"(op, now_at)
   END;
 END
 $$;
