@@ -61,7 +61,12 @@ export async function executions(
   await report(2, { outcome: 'SUCCEEDED' }); // ATTEMPT_NOT_STARTED
   await report(2, { outcome: 'UNKNOWN' }, 'mallory'); // NOT_LEASE_HOLDER
   await start(2, 'v1-x2', 'mallory'); // NOT_LEASE_HOLDER
-  await step(() => startExecutionAttempt(deps, who('w2'), { token: tokens.lee as string, fingerprint: 'v1-x2' })); // a review lease: CLAIM_NOT_FOUND
+  await step(() => startExecutionAttempt(deps, who('w2'), { token: tokens.lee as string, fingerprint: 'v1-x2' })); // an ended lease: CLAIM_NOT_FOUND
+  // A live review lease is not an execution lease: CLAIM_NOT_FOUND for its holder, by either step.
+  const x12 = await submitProposal(deps, who('agent'), proposalInput('x12', { targetSystem: 'wh-12' }));
+  const review = await claimProposal(deps, who('w12'), { id: x12.proposal.id });
+  await step(() => startExecutionAttempt(deps, who('w12'), { token: review?.token as string, fingerprint: 'v0-x12' })); // not made STALE either
+  await step(() => reportExecutionResult(deps, who('w12'), { token: review?.token as string, outcome: 'FAILED_BEFORE_SEND' }));
   await start(2, 'v0-x2'); // another fingerprint: STALE, no attempt
   await start(3, 'v1-x3');
   await report(3, { outcome: 'FAILED_BEFORE_SEND', fingerprint: 'v2-x3', correlationId: 'c-3' }); // STALE; ivy's x3 too

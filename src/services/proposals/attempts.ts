@@ -3,7 +3,7 @@
 // (reportExecutionResult). Each is a write call on PostgreSQL (migration 20261203170000_execution_attempt_calls);
 // the TypeScript forms here are SQLite's path and the specification.
 import type { ExecutionAttempt, Proposal } from '../../db/client.js';
-import { attemptFromJson, type CallAnswer, type JsonProposal, proposalFromJson } from '../../db/write-calls.js';
+import { attemptFromJson } from '../../db/write-calls.js';
 import { DomainError } from '../../domain/errors.js';
 import { hashLeaseToken } from '../../domain/lease.js';
 import { fixedOutcomes, outcomesWith, type ProposalOperation, type TransitionFacts, transition } from '../../domain/proposal.js';
@@ -11,7 +11,7 @@ import { LIMITS, validateText, validateToken } from '../../domain/validation.js'
 import type { Actor } from '../context.js';
 import {
   approvalStillValid,
-  changedWhileRunning,
+  changedProposal,
   checkHeld,
   fingerprintStart,
   heldBy,
@@ -35,16 +35,6 @@ const attemptInProgress = (number: number) =>
 
 /** Past the approval's validity when an attempt would start: where that takes each state. */
 const EXPIRED_BEFORE_ATTEMPT: TransitionFacts = { approvalValid: false, fingerprintMatches: true };
-
-/**
- * A refused call's proposal as found: the lease refusal checkHeld gives, or the one `refuse` finds for it
- * (it throws; the same rules never allow what the database refused).
- */
-function refusedHeld(answer: CallAnswer, actor: Actor, refuse: (held: Proposal) => void): never {
-  const found = answer.proposal ? proposalFromJson(answer.proposal) : null;
-  refuse(checkHeld(found, actor, new Date(answer.at), 'EXECUTION'));
-  throw new Error('The database refused an execution step the same rules allow.');
-}
 
 /**
  * Compares the target's current fingerprint with the approved one and starts an attempt. On a
@@ -109,20 +99,15 @@ export async function startExecutionAttempt(
         expireTo: outcomesWith('FAIL_BEFORE_SEND', EXPIRED_BEFORE_ATTEMPT),
       },
       clock: deps.clock,
-      answer: (answer) => {
-        if (answer.refused) {
-          refusedHeld(answer, actor, (held) => {
-            if (answer.open !== undefined) throw attemptInProgress(answer.open);
-            transition(held.state, 'MARK_STALE');
-            transition(held.state, 'FAIL_BEFORE_SEND', EXPIRED_BEFORE_ATTEMPT);
-          });
-        }
-        if (answer.conflict) throw changedWhileRunning();
-        return {
-          proposal: proposalFromJson(answer.proposal as JsonProposal),
-          attempt: answer.attempt ? attemptFromJson(answer.attempt) : null,
-        };
-      },
+      answer: (answer) => ({
+        proposal: changedProposal(answer, (found, now) => {
+          const held = checkHeld(found, actor, now, 'EXECUTION');
+          if (answer.open !== undefined) throw attemptInProgress(answer.open);
+          transition(held.state, 'MARK_STALE');
+          transition(held.state, 'FAIL_BEFORE_SEND', EXPIRED_BEFORE_ATTEMPT);
+        }),
+        attempt: answer.attempt ? attemptFromJson(answer.attempt) : null,
+      }),
     },
   });
 }
@@ -234,16 +219,12 @@ export async function reportExecutionResult(
         staleTo: fixedOutcomes('MARK_STALE'),
       },
       clock: deps.clock,
-      answer: (answer) => {
-        if (answer.refused) {
-          refusedHeld(answer, actor, (held) => {
-            if (answer.notStarted) throw attemptNotStarted();
-            transition(held.state, operation);
-          });
-        }
-        if (answer.conflict) throw changedWhileRunning();
-        return proposalFromJson(answer.proposal as JsonProposal);
-      },
+      answer: (answer) =>
+        changedProposal(answer, (found, now) => {
+          const held = checkHeld(found, actor, now, 'EXECUTION');
+          if (answer.notStarted) throw attemptNotStarted();
+          transition(held.state, operation);
+        }),
     },
   });
 }

@@ -84,17 +84,6 @@ BEGIN
 END
 $$;
 
--- heldBy(…, 'EXECUTION'): the proposal holding the token, and whether its execution lease is the caller's to use now.
-CREATE FUNCTION "leasehold_execution_held"(op JSONB, now_at TIMESTAMP(3), OUT held "Proposal", OUT usable BOOLEAN)
-LANGUAGE plpgsql AS $$
-BEGIN
-  SELECT * INTO held FROM "Proposal" WHERE "leaseTokenHash" = op->>'tokenHash';
-  usable := FOUND AND held."leaseKind" = 'EXECUTION' AND held."leaseExpiresAt" IS NOT NULL
-    AND NOT ((op->>'authenticated')::boolean AND held."claimedBy" IS DISTINCT FROM op->>'actor')
-    AND held."leaseExpiresAt" > now_at;
-END
-$$;
-
 -- startExecutionAttempt: the fingerprint presented against the approved one and the remembered one (either
 -- differing: STALE, no attempt), the approval still valid (else op.expireTo, no attempt), no attempt open;
 -- then the next attempt, numbered, with EXECUTION_ATTEMPT_STARTED.
@@ -112,9 +101,10 @@ DECLARE
   attempt "ExecutionAttempt";
   ended "Proposal";
 BEGIN
-  SELECT * INTO found_lease FROM "leasehold_execution_held"(op, now_at);
+  -- heldBy(…, 'EXECUTION'): a lease of either kind the caller may use now, and an execution lease.
+  SELECT * INTO found_lease FROM "leasehold_proposal_held"(op || '{"anyKind": true}', now_at);
   held := found_lease.held;
-  IF NOT found_lease.usable THEN
+  IF NOT (found_lease.usable AND held."leaseKind" = 'EXECUTION') THEN
     RETURN jsonb_build_object('refused', TRUE, 'proposal', CASE WHEN held."id" IS NULL THEN NULL ELSE to_jsonb(held) END);
   END IF;
   stale_to := op->'staleTo'->>(held."state"::text);
@@ -189,9 +179,10 @@ DECLARE
   ended "Proposal";
   event_type "EventType";
 BEGIN
-  SELECT * INTO found_lease FROM "leasehold_execution_held"(op, now_at);
+  -- heldBy(…, 'EXECUTION'): a lease of either kind the caller may use now, and an execution lease.
+  SELECT * INTO found_lease FROM "leasehold_proposal_held"(op || '{"anyKind": true}', now_at);
   held := found_lease.held;
-  IF NOT found_lease.usable THEN
+  IF NOT (found_lease.usable AND held."leaseKind" = 'EXECUTION') THEN
     RETURN jsonb_build_object('refused', TRUE, 'proposal', CASE WHEN held."id" IS NULL THEN NULL ELSE to_jsonb(held) END);
   END IF;
   SELECT * INTO attempt FROM "ExecutionAttempt" WHERE "proposalId" = held."id" AND "outcome" IS NULL ORDER BY "number" DESC LIMIT 1;
