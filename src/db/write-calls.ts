@@ -123,6 +123,17 @@ export type WriteCall =
       before: string[];
       staleTo: Partial<Record<string, string>>;
     }
+  | { op: 'proposalHold'; id: number; actor: string; reason: string; to: Partial<Record<string, string>> }
+  | {
+      op: 'proposalResume';
+      id: number;
+      actor: string;
+      reason: string;
+      /** Where RESUME takes each state, by `(held from)/(valid|lapsed)` (held from: '' when unknown). */
+      to: Record<string, Partial<Record<string, string>>>;
+    }
+  | { op: 'proposalEscalate'; id: number; actor: string; reason: string; escalatedTo: string; toKind: string; live: string[] }
+  | { op: 'proposalAssign'; id: number; actor: string; assignee: string | null; live: string[] }
   | ({ op: 'proposalRenew'; leaseSeconds: number } & LeaseHolder)
   | ({ op: 'proposalRelease' } & LeaseHolder);
 

@@ -1,7 +1,8 @@
 // Submissions, review leases, execution claims, attempts and results, approvals, rejections, requests for changes and
 // cancellations of action proposals run on PostgreSQL as write calls (migrations 20261203120000_proposal_lease_calls,
 // 20261203130000_execution_claim_call, 20261203140000_proposal_refusal_calls, 20261203150000_proposal_approval_call,
-// 20261203160000_proposal_submission_call, 20261203170000_execution_attempt_calls):
+// 20261203160000_proposal_submission_call, 20261203170000_execution_attempt_calls,
+// 20261203180000_proposal_oversight_calls):
 // they must answer, refuse and write exactly what their TypeScript forms do on SQLite, and run as nothing but
 // the one statement of their batch while they hold the write lock.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,20 +13,24 @@ import { ManualClock } from '../../src/domain/clock.js';
 import { DomainError } from '../../src/domain/errors.js';
 import type { Actor } from '../../src/services/context.js';
 import {
+  assignProposal,
   cancelProposal,
   claimExecution,
   claimProposal,
+  escalateProposal,
   holdProposal,
   type ProposalDeps,
   releaseProposalLease,
   renewProposalLease,
   reportExecutionResult,
+  resumeProposal,
   reviewProposal,
   startExecutionAttempt,
   submitProposal,
 } from '../../src/services/proposals/index.js';
 import { createPostgresDatabase, type TestDatabase, tempDatabaseFile } from '../support/database.js';
 import { executions } from '../support/execution-script.js';
+import { oversight } from '../support/oversight-script.js';
 import { MINUTE, proposalInput } from '../support/proposals.js';
 import { recordWriterStatements, rows } from '../support/write-calls.js';
 
@@ -201,6 +206,7 @@ async function script(db: Database): Promise<Outcome[]> {
   await claim('lee', { id: ids.p11 }, 'lee-again');
   await decide('lee', 'lee-again', { decision: 'APPROVE', revision: 1 }); // his lapsed one replaced: APPROVED
   await executions(deps, step, execute, tokens);
+  await oversight(deps, step);
   return outcomes;
 }
 
@@ -248,7 +254,16 @@ describe.each(WRITE_MODES)('proposal lease calls (PostgreSQL, PG_WRITE_MODE=%s) 
         expect(expected).toContain(code);
       const sqliteEvents = await rows(sqlite, 'Event');
       expect(sqliteEvents.map((event) => event.type)).toEqual(
-        expect.arrayContaining(['PROPOSAL_LEASE_CLAIMED', 'PROPOSAL_LEASE_RENEWED', 'PROPOSAL_LEASE_RELEASED', 'PROPOSAL_LEASE_EXPIRED']),
+        expect.arrayContaining([
+          'PROPOSAL_LEASE_CLAIMED',
+          'PROPOSAL_LEASE_RENEWED',
+          'PROPOSAL_LEASE_RELEASED',
+          'PROPOSAL_LEASE_EXPIRED',
+          'PROPOSAL_HELD',
+          'PROPOSAL_RESUMED',
+          'PROPOSAL_ESCALATED',
+          'PROPOSAL_ASSIGNED',
+        ]),
       );
       expect(await rows(postgres, 'Event')).toEqual(sqliteEvents);
       expect(await rows(postgres, 'Proposal')).toEqual(await rows(sqlite, 'Proposal'));
@@ -295,7 +310,7 @@ describe('proposal lease calls (PostgreSQL)', () => {
     await database.cleanup();
   });
 
-  it('many proposers, reviewers and executors at once: each submission, claim, renewal, release, poll, attempt and result is part of one statement, nothing else runs under the write lock, and no proposal is leased twice', async () => {
+  it('many proposers, reviewers and executors at once: each submission, claim, renewal, release, assignment, escalation, hold, resumption, poll, attempt and result is part of one statement, nothing else runs under the write lock, and no proposal is leased twice', async () => {
     const clock = new ManualClock(START + 24 * 3_600_000);
     const deps: ProposalDeps = { db: postgres, clock };
     const { sent, stop: stopRecording } = recordWriterStatements();
@@ -315,6 +330,14 @@ describe('proposal lease calls (PostgreSQL)', () => {
       expect(new Set(claims.map((claim) => claim?.proposal.id)).size).toBe(10);
       await Promise.all(claims.map((claim, n) => renewProposalLease(deps, reviewers[n] as Actor, { token: claim?.token as string })));
       await Promise.all(claims.map((claim, n) => releaseProposalLease(deps, reviewers[n] as Actor, { token: claim?.token as string })));
+      // Oversight at once: each proposal assigned, half escalated, half held and resumed.
+      const lead = { ...who('lead'), isAdmin: true };
+      const leased = claims.map((claim) => claim?.proposal.id as number);
+      await Promise.all(leased.map((id, n) => assignProposal(deps, lead, { id, assignee: `reviewer-${(n + 1) % 10}` })));
+      await Promise.all(leased.slice(0, 5).map((id) => escalateProposal(deps, lead, { id, to: 'ADMIN', reason: 'slow' })));
+      await Promise.all(leased.slice(5).map((id) => holdProposal(deps, lead, { id, reason: 'wait' })));
+      const resumed = await Promise.all(leased.slice(5).map((id) => resumeProposal(deps, lead, { id, reason: 'go' })));
+      expect(resumed.map((proposal) => proposal.state)).toEqual(['PENDING', 'PENDING', 'PENDING', 'PENDING', 'PENDING']);
       // Executors polling with nothing approved: a statement too, not a transaction held across round trips.
       const polls = await Promise.all(reviewers.slice(0, 5).map((executor) => claimExecution(deps, executor, {})));
       expect(polls).toEqual([null, null, null, null, null]);
@@ -348,6 +371,6 @@ describe('proposal lease calls (PostgreSQL)', () => {
     expect(sent.filter((text) => text !== WRITE_BATCH)).toEqual([]);
     expect(sent.length).toBeLessThan(50);
     expect(held.every((hold) => hold.form === 'statement')).toBe(true);
-    expect(held.reduce((sum, hold) => sum + hold.writes, 0)).toBe(24 + 35 + 20);
+    expect(held.reduce((sum, hold) => sum + hold.writes, 0)).toBe(24 + 35 + 25 + 20);
   });
 });

@@ -1,14 +1,36 @@
 // Action proposals, oversight: stopping one safely and saying who restarts it (holdProposal, resumeProposal),
 // escalating it (by hand, and automatically for the deadline announcer: PROPOSAL_ESCALATION) and assigning it
-// to someone who should look at it. None of these decides or executes anything.
+// to someone who should look at it. None of these decides or executes anything. Each is a write call on
+// PostgreSQL (migration 20261203180000_proposal_oversight_calls); the TypeScript forms here are SQLite's path
+// and the specification.
 import type { Proposal, TxSql, WriteTx } from '../../db/client.js';
 import { DomainError } from '../../domain/errors.js';
 import { type EscalationPolicy, escalationTarget } from '../../domain/escalation.js';
 import { isLapsed } from '../../domain/lease.js';
-import { FINAL_STATES, transition } from '../../domain/proposal.js';
+import {
+  FINAL_STATES,
+  fixedOutcomes,
+  HOLDABLE_STATES,
+  outcomesWith,
+  PROPOSAL_STATES,
+  type ProposalState,
+  type TransitionFacts,
+  transition,
+} from '../../domain/proposal.js';
 import { LIMITS, validateText } from '../../domain/validation.js';
 import type { Actor } from '../context.js';
-import { approvalStillValid, loadForUpdate, move, NO_LEASE, type ProposalDeps, proposalEvent, voidApprovals } from './shared.js';
+import {
+  approvalStillValid,
+  changedProposal,
+  loadForUpdate,
+  move,
+  NO_LEASE,
+  type ProposalDeps,
+  proposalEvent,
+  voidApprovals,
+} from './shared.js';
+
+const notFound = (id: number) => new DomainError('PROPOSAL_NOT_FOUND', `No proposal has id ${id}.`, 'id');
 
 /**
  * Holds a PENDING or APPROVED proposal, with a reason: ON_HOLD, remembering where it was. Nobody may claim,
@@ -16,30 +38,49 @@ import { approvalStillValid, loadForUpdate, move, NO_LEASE, type ProposalDeps, p
  */
 export async function holdProposal(deps: ProposalDeps, actor: Actor, input: { id: number; reason: string }): Promise<Proposal> {
   const reason = validateText(input.reason, 'reason', LIMITS.reason);
-  return deps.db.write(async (tx, sql) => {
-    const now = deps.clock.now();
-    const current = await loadForUpdate(tx, input.id);
-    const to = transition(current.state, 'HOLD');
-    const leaseActive = current.leaseExpiresAt !== null && !isLapsed(current.leaseExpiresAt, now);
-    if (current.leaseTokenHash !== null && !leaseActive && !current.leaseExpiryRecorded) {
-      await proposalEvent(sql, current, 'PROPOSAL_LEASE_EXPIRED', 'system', now, { holder: current.claimedBy, kind: current.leaseKind });
-    }
-    const proposal = await move(tx, current, to, {
-      ...NO_LEASE,
-      heldFrom: current.state,
-      heldBy: actor.name,
-      stateReason: reason,
-    });
-    await proposalEvent(sql, proposal, 'PROPOSAL_HELD', actor.name, now, {
-      from: current.state,
-      reason,
-      endedLease: leaseActive,
-      leaseHolder: leaseActive ? current.claimedBy : null,
-      leaseKind: leaseActive ? current.leaseKind : null,
-    });
-    return proposal;
+  return deps.db.perform({
+    work: async (tx, sql) => {
+      const now = deps.clock.now();
+      const current = await loadForUpdate(tx, input.id);
+      const to = transition(current.state, 'HOLD');
+      const leaseActive = current.leaseExpiresAt !== null && !isLapsed(current.leaseExpiresAt, now);
+      if (current.leaseTokenHash !== null && !leaseActive && !current.leaseExpiryRecorded) {
+        await proposalEvent(sql, current, 'PROPOSAL_LEASE_EXPIRED', 'system', now, { holder: current.claimedBy, kind: current.leaseKind });
+      }
+      const proposal = await move(tx, current, to, {
+        ...NO_LEASE,
+        heldFrom: current.state,
+        heldBy: actor.name,
+        stateReason: reason,
+      });
+      await proposalEvent(sql, proposal, 'PROPOSAL_HELD', actor.name, now, {
+        from: current.state,
+        reason,
+        endedLease: leaseActive,
+        leaseHolder: leaseActive ? current.claimedBy : null,
+        leaseKind: leaseActive ? current.leaseKind : null,
+      });
+      return proposal;
+    },
+    call: {
+      fields: { op: 'proposalHold', id: input.id, actor: actor.name, reason, to: fixedOutcomes('HOLD') },
+      clock: deps.clock,
+      answer: (answer) =>
+        changedProposal(answer, (found) => {
+          if (!found) throw notFound(input.id);
+          transition(found.state, 'HOLD');
+        }),
+    },
   });
 }
+
+/** Where RESUME takes a held proposal, by where it was held from ('' when unknown) and whether that still holds. */
+const RESUME_FACTS: Record<string, TransitionFacts> = Object.fromEntries(
+  [...HOLDABLE_STATES, null].flatMap((heldFrom) => [
+    [`${heldFrom ?? ''}/valid`, { heldFrom, stillValid: true }],
+    [`${heldFrom ?? ''}/lapsed`, { heldFrom, stillValid: false }],
+  ]),
+);
 
 /**
  * Resumes a held proposal, with a reason: back to where it was held from if that still holds (its deadline not
@@ -47,40 +88,62 @@ export async function holdProposal(deps: ProposalDeps, actor: Actor, input: { id
  */
 export async function resumeProposal(deps: ProposalDeps, actor: Actor, input: { id: number; reason: string }): Promise<Proposal> {
   const reason = validateText(input.reason, 'reason', LIMITS.reason);
-  return deps.db.write(async (tx, sql) => {
-    const now = deps.clock.now();
-    const current = await loadForUpdate(tx, input.id);
-    const deadlineOpen = current.deadline === null || current.deadline.getTime() > now.getTime();
-    const stillValid = current.heldFrom === 'APPROVED' ? approvalStillValid(current, now) : deadlineOpen;
-    const to = transition(current.state, 'RESUME', { heldFrom: current.heldFrom, stillValid });
-    const why = to !== 'EXPIRED' ? null : !deadlineOpen ? 'DEADLINE' : 'APPROVAL_VALIDITY';
-    const proposal = await move(tx, current, to, {
-      stateReason:
-        why === null
-          ? reason
-          : why === 'DEADLINE'
-            ? 'The deadline passed while it was on hold.'
-            : 'The approval expired while it was on hold.',
-    });
-    await proposalEvent(sql, proposal, 'PROPOSAL_RESUMED', actor.name, now, {
-      from: current.state,
-      heldFrom: current.heldFrom,
-      heldBy: current.heldBy,
-      reason,
-    });
-    if (why !== null) {
-      const voided = await voidApprovals(tx, current.id, now, 'EXPIRED');
-      await proposalEvent(sql, proposal, 'PROPOSAL_EXPIRED', actor.name, now, { from: current.state, why, voidedApprovals: voided });
-    }
-    return proposal;
+  return deps.db.perform({
+    work: async (tx, sql) => {
+      const now = deps.clock.now();
+      const current = await loadForUpdate(tx, input.id);
+      const deadlineOpen = current.deadline === null || current.deadline.getTime() > now.getTime();
+      const stillValid = current.heldFrom === 'APPROVED' ? approvalStillValid(current, now) : deadlineOpen;
+      const to = transition(current.state, 'RESUME', { heldFrom: current.heldFrom, stillValid });
+      const why = to !== 'EXPIRED' ? null : !deadlineOpen ? 'DEADLINE' : 'APPROVAL_VALIDITY';
+      const proposal = await move(tx, current, to, {
+        stateReason:
+          why === null
+            ? reason
+            : why === 'DEADLINE'
+              ? 'The deadline passed while it was on hold.'
+              : 'The approval expired while it was on hold.',
+      });
+      await proposalEvent(sql, proposal, 'PROPOSAL_RESUMED', actor.name, now, {
+        from: current.state,
+        heldFrom: current.heldFrom,
+        heldBy: current.heldBy,
+        reason,
+      });
+      if (why !== null) {
+        const voided = await voidApprovals(tx, current.id, now, 'EXPIRED');
+        await proposalEvent(sql, proposal, 'PROPOSAL_EXPIRED', actor.name, now, { from: current.state, why, voidedApprovals: voided });
+      }
+      return proposal;
+    },
+    call: {
+      fields: {
+        op: 'proposalResume',
+        id: input.id,
+        actor: actor.name,
+        reason,
+        to: Object.fromEntries(Object.entries(RESUME_FACTS).map(([facts, given]) => [facts, outcomesWith('RESUME', given)])),
+      },
+      clock: deps.clock,
+      answer: (answer) =>
+        changedProposal(answer, (found) => {
+          if (!found) throw notFound(input.id);
+          transition(found.state, 'RESUME', { heldFrom: found.heldFrom, stillValid: false });
+        }),
+    },
   });
 }
 
+/** The states a change of attention (escalation, assignment) may find a proposal in: those not final. */
+const LIVE_STATES = (Object.keys(PROPOSAL_STATES) as ProposalState[]).filter((state) => !FINAL_STATES.has(state));
+
 /** Refuses a change of attention (escalation, assignment) to a final proposal: nothing is left to look at. */
-function mustBeLive(proposal: Proposal, what: string): void {
+function mustBeLive(proposal: Proposal | null, id: number, what: string): Proposal {
+  if (!proposal) throw notFound(id);
   if (FINAL_STATES.has(proposal.state)) {
     throw new DomainError('PROPOSAL_STATE_CONFLICT', `A proposal that is ${proposal.state} is final: there is nothing to ${what}.`, 'id');
   }
+  return proposal;
 }
 
 async function escalate(
@@ -109,24 +172,44 @@ export async function escalateProposal(
 ): Promise<Proposal> {
   const reason = validateText(input.reason, 'reason', LIMITS.reason);
   const target = escalationTarget(input.to);
-  return deps.db.write(async (tx, sql) => {
-    const now = deps.clock.now();
-    const current = await loadForUpdate(tx, input.id);
-    mustBeLive(current, 'escalate');
-    return escalate(tx, sql, current, { actor: actor.name, now, ...target, reason, automatic: false });
+  return deps.db.perform({
+    work: async (tx, sql) => {
+      const now = deps.clock.now();
+      const current = mustBeLive(await tx.proposal.findUnique({ where: { id: input.id } }), input.id, 'escalate');
+      return escalate(tx, sql, current, { actor: actor.name, now, ...target, reason, automatic: false });
+    },
+    call: {
+      fields: {
+        op: 'proposalEscalate',
+        id: input.id,
+        actor: actor.name,
+        reason,
+        escalatedTo: target.to,
+        toKind: target.kind,
+        live: LIVE_STATES,
+      },
+      clock: deps.clock,
+      answer: (answer) => changedProposal(answer, (found) => mustBeLive(found, input.id, 'escalate')),
+    },
   });
 }
 
 /** Names who should look at a live proposal (not a lease: it grants nothing), or nobody with null. */
 export async function assignProposal(deps: ProposalDeps, actor: Actor, input: { id: number; assignee: string | null }): Promise<Proposal> {
   const assignee = input.assignee === null ? null : validateText(input.assignee, 'assignee', LIMITS.reviewer);
-  return deps.db.write(async (tx, sql) => {
-    const now = deps.clock.now();
-    const current = await loadForUpdate(tx, input.id);
-    mustBeLive(current, 'assign');
-    const proposal = await move(tx, current, current.state, { assignee });
-    await proposalEvent(sql, proposal, 'PROPOSAL_ASSIGNED', actor.name, now, { assignee, previousAssignee: current.assignee });
-    return proposal;
+  return deps.db.perform({
+    work: async (tx, sql) => {
+      const now = deps.clock.now();
+      const current = mustBeLive(await tx.proposal.findUnique({ where: { id: input.id } }), input.id, 'assign');
+      const proposal = await move(tx, current, current.state, { assignee });
+      await proposalEvent(sql, proposal, 'PROPOSAL_ASSIGNED', actor.name, now, { assignee, previousAssignee: current.assignee });
+      return proposal;
+    },
+    call: {
+      fields: { op: 'proposalAssign', id: input.id, actor: actor.name, assignee, live: LIVE_STATES },
+      clock: deps.clock,
+      answer: (answer) => changedProposal(answer, (found) => mustBeLive(found, input.id, 'assign')),
+    },
   });
 }
 
