@@ -134,6 +134,31 @@ export type WriteCall =
     }
   | { op: 'proposalEscalate'; id: number; actor: string; reason: string; escalatedTo: string; toKind: string; live: string[] }
   | { op: 'proposalAssign'; id: number; actor: string; assignee: string | null; live: string[] }
+  | {
+      op: 'executionClaimManual';
+      id: number;
+      actor: string;
+      reason: string;
+      leaseSeconds: number;
+      tokenHash: string;
+      /** The risk levels whose policy keeps executors and approvers apart. */
+      separated: string[];
+      to: string;
+    }
+  | {
+      op: 'executionRecordManual';
+      id: number;
+      actor: string;
+      fingerprint: string;
+      fingerprintAfter: string | null;
+      evidence: string;
+      reason: string;
+      separated: string[];
+      /** Where RECORD_MANUAL_EXECUTION takes each state, by `valid|lapsed` approval, `same|changed` fingerprint and `approved|never`. */
+      to: Record<string, Partial<Record<string, string>>>;
+      before: string[];
+      staleTo: Partial<Record<string, string>>;
+    }
   | ({ op: 'proposalRenew'; leaseSeconds: number } & LeaseHolder)
   | ({ op: 'proposalRelease' } & LeaseHolder);
 
@@ -178,7 +203,7 @@ export interface CallAnswer {
    * token, or the one named), null when there is none.
    */
   proposal?: JsonProposal | null;
-  /** proposalClaim with an id, or proposalApprove, refused: the caller's approval of it stands. */
+  /** proposalClaim with an id, proposalApprove, or a manual claim or record, refused: the caller's approval of it stands. */
   approved?: boolean;
   /** proposalApprove, refused: the target's remembered state, whose fingerprint is not the proposal's. */
   remembered?: Omit<TargetState, 'reportedAt'> & { reportedAt: string };

@@ -170,12 +170,18 @@ export function fixedOutcomes(operation: ProposalOperation): Partial<Record<Prop
 
 /**
  * Where `operation` takes each state it is allowed from, given `facts`: what a write call is sent when the
- * outcome depends on facts only the database finds (one map per combination of them).
+ * outcome depends on facts only the database finds (one map per combination of them). A state the operation
+ * refuses under these facts is left out: the database answers it as found, and `transition` gives the refusal.
  */
 export function outcomesWith(operation: ProposalOperation, facts: TransitionFacts): Partial<Record<ProposalState, ProposalState>> {
   const outcomes: Partial<Record<ProposalState, ProposalState>> = {};
   for (const state of Object.keys(TRANSITIONS) as ProposalState[]) {
-    if (TRANSITIONS[state][operation] !== undefined) outcomes[state] = transition(state, operation, facts);
+    if (TRANSITIONS[state][operation] === undefined) continue;
+    try {
+      outcomes[state] = transition(state, operation, facts);
+    } catch (error) {
+      if (!(error instanceof DomainError)) throw error;
+    }
   }
   return outcomes;
 }

@@ -2,7 +2,7 @@
 // cancellations of action proposals run on PostgreSQL as write calls (migrations 20261203120000_proposal_lease_calls,
 // 20261203130000_execution_claim_call, 20261203140000_proposal_refusal_calls, 20261203150000_proposal_approval_call,
 // 20261203160000_proposal_submission_call, 20261203170000_execution_attempt_calls,
-// 20261203180000_proposal_oversight_calls):
+// 20261203180000_proposal_oversight_calls, 20261203190000_manual_execution_calls):
 // they must answer, refuse and write exactly what their TypeScript forms do on SQLite, and run as nothing but
 // the one statement of their batch while they hold the write lock.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,10 +16,12 @@ import {
   assignProposal,
   cancelProposal,
   claimExecution,
+  claimManualExecution,
   claimProposal,
   escalateProposal,
   holdProposal,
   type ProposalDeps,
+  recordManualExecution,
   releaseProposalLease,
   renewProposalLease,
   reportExecutionResult,
@@ -30,6 +32,7 @@ import {
 } from '../../src/services/proposals/index.js';
 import { createPostgresDatabase, type TestDatabase, tempDatabaseFile } from '../support/database.js';
 import { executions } from '../support/execution-script.js';
+import { manualExecutions } from '../support/manual-execution-script.js';
 import { oversight } from '../support/oversight-script.js';
 import { MINUTE, proposalInput } from '../support/proposals.js';
 import { recordWriterStatements, rows } from '../support/write-calls.js';
@@ -207,6 +210,7 @@ async function script(db: Database): Promise<Outcome[]> {
   await decide('lee', 'lee-again', { decision: 'APPROVE', revision: 1 }); // his lapsed one replaced: APPROVED
   await executions(deps, step, execute, tokens);
   await oversight(deps, step);
+  await manualExecutions(deps, step);
   return outcomes;
 }
 
@@ -250,6 +254,7 @@ describe.each(WRITE_MODES)('proposal lease calls (PostgreSQL, PG_WRITE_MODE=%s) 
         'PREVIOUS_REVISION_INVALID',
         'ATTEMPT_IN_PROGRESS',
         'ATTEMPT_NOT_STARTED',
+        'EXECUTOR_IS_APPROVER',
       ])
         expect(expected).toContain(code);
       const sqliteEvents = await rows(sqlite, 'Event');
@@ -263,6 +268,8 @@ describe.each(WRITE_MODES)('proposal lease calls (PostgreSQL, PG_WRITE_MODE=%s) 
           'PROPOSAL_RESUMED',
           'PROPOSAL_ESCALATED',
           'PROPOSAL_ASSIGNED',
+          'MANUAL_EXECUTION_RECORDED',
+          'EXECUTION_OUTCOME_UNKNOWN',
         ]),
       );
       expect(await rows(postgres, 'Event')).toEqual(sqliteEvents);
@@ -310,7 +317,7 @@ describe('proposal lease calls (PostgreSQL)', () => {
     await database.cleanup();
   });
 
-  it('many proposers, reviewers and executors at once: each submission, claim, renewal, release, assignment, escalation, hold, resumption, poll, attempt and result is part of one statement, nothing else runs under the write lock, and no proposal is leased twice', async () => {
+  it('many proposers, reviewers and executors at once: each submission, claim, renewal, release, assignment, escalation, hold, resumption, poll, attempt, result and execution by hand is part of one statement, nothing else runs under the write lock, and no proposal is leased twice', async () => {
     const clock = new ManualClock(START + 24 * 3_600_000);
     const deps: ProposalDeps = { db: postgres, clock };
     const { sent, stop: stopRecording } = recordWriterStatements();
@@ -363,6 +370,27 @@ describe('proposal lease calls (PostgreSQL)', () => {
         runs.map((run, n) => reportExecutionResult(deps, executors[n] as Actor, { token: run?.token as string, outcome: 'SUCCEEDED' })),
       );
       expect(results.map((proposal) => proposal.state)).toEqual(['EXECUTED', 'EXECUTED', 'EXECUTED', 'EXECUTED', 'EXECUTED']);
+      // By hand, at once: two claimed for execution, three recorded as done.
+      const byHand = await Promise.all(
+        Array.from({ length: 5 }, (_, n) =>
+          submitProposal(restocked, who('agent'), proposalInput(`hand-${n}`, { action: 'restock', riskLevel: 'MEDIUM' })),
+        ),
+      );
+      const manual = await Promise.all(
+        byHand.map(({ proposal }, n) =>
+          n < 2
+            ? claimManualExecution(deps, executors[n] as Actor, { id: proposal.id, reason: 'integration down' }).then(
+                (claim) => claim.proposal,
+              )
+            : recordManualExecution(deps, executors[n] as Actor, {
+                id: proposal.id,
+                fingerprint: proposal.fingerprint,
+                evidence: `ticket ${n}`,
+                reason: 'integration down',
+              }),
+        ),
+      );
+      expect(manual.map((proposal) => proposal.state)).toEqual(['EXECUTING', 'EXECUTING', 'EXECUTED', 'EXECUTED', 'EXECUTED']);
     } finally {
       stopRecording();
       stop();
@@ -371,6 +399,6 @@ describe('proposal lease calls (PostgreSQL)', () => {
     expect(sent.filter((text) => text !== WRITE_BATCH)).toEqual([]);
     expect(sent.length).toBeLessThan(50);
     expect(held.every((hold) => hold.form === 'statement')).toBe(true);
-    expect(held.reduce((sum, hold) => sum + hold.writes, 0)).toBe(24 + 35 + 25 + 20);
+    expect(held.reduce((sum, hold) => sum + hold.writes, 0)).toBe(24 + 35 + 25 + 20 + 10);
   });
 });

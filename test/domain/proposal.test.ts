@@ -6,6 +6,8 @@ import {
   approvalExpiry,
   blockedReason,
   DEFAULT_POLICIES,
+  fixedOutcomes,
+  outcomesWith,
   PROPOSAL_OPERATIONS,
   PROPOSAL_STATES,
   type ProposalOperation,
@@ -302,6 +304,26 @@ describe('RESUME from ON_HOLD: back where it was only while that still holds', (
     for (const operation of ['APPROVE', 'CLAIM_EXECUTION', 'EXPIRE', 'RECORD_MANUAL_EXECUTION', 'HOLD'] as const) {
       expect(refusal(() => transition('ON_HOLD', operation, FAVOURABLE)).message).not.toMatch(/final/);
     }
+  });
+});
+
+describe('the outcomes a write call is sent', () => {
+  it('fixedOutcomes: where an operation takes each state without further facts', () => {
+    expect(fixedOutcomes('HOLD')).toEqual({ PENDING: 'ON_HOLD', APPROVED: 'ON_HOLD' });
+    // RESUME depends on facts: no fixed outcome.
+    expect(fixedOutcomes('RESUME')).toEqual({});
+  });
+
+  it('outcomesWith: each state the operation takes under the facts, those it refuses under them left out', () => {
+    const approved = { approvalValid: false, fingerprintMatches: true, wasApproved: true };
+    expect(outcomesWith('RECORD_MANUAL_EXECUTION', approved)).toEqual({
+      APPROVED: 'OUTCOME_UNKNOWN',
+      EXPIRED: 'OUTCOME_UNKNOWN',
+      STALE: 'OUTCOME_UNKNOWN',
+    });
+    // Never approved: EXPIRED and STALE refuse (nothing done by hand can be this revision's execution).
+    expect(outcomesWith('RECORD_MANUAL_EXECUTION', { ...approved, wasApproved: false })).toEqual({ APPROVED: 'OUTCOME_UNKNOWN' });
+    expect(outcomesWith('RESUME', { heldFrom: 'APPROVED', stillValid: true })).toEqual({ ON_HOLD: 'APPROVED' });
   });
 });
 
