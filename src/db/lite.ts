@@ -79,8 +79,11 @@ export function openLiteDatabase(options: LiteOptions): Database {
   const busyTimeoutMs = options.busyTimeoutMs ?? 10_000;
   migrateDatabase(file, { busyTimeoutMs });
 
-  // A lock held elsewhere fails at once; GroupCommit waits for it without stopping the event loop.
-  const writer = new DatabaseConnection(file, { timeout: 0 });
+  // Opened with the busy timeout: a process closing its connection (the last one checkpoints and removes the
+  // write-ahead log under an exclusive lock) makes a new connection's first read wait a moment, and without
+  // a timeout that was "database is locked" for one `add` of several run at once (seen in CI). Once open, a
+  // lock held elsewhere fails at once; GroupCommit waits for it without stopping the event loop.
+  const writer = new DatabaseConnection(file, { timeout: busyTimeoutMs });
   writer.exec('PRAGMA foreign_keys = ON');
   writer.exec(`PRAGMA synchronous = ${options.synchronous ?? 'NORMAL'}`);
   const writerStatement = statementCache(writer);
@@ -97,6 +100,7 @@ export function openLiteDatabase(options: LiteOptions): Database {
 
   const dataVersion = () => writer.pragma('data_version', { simple: true }) as number;
   let lastDataVersion = dataVersion();
+  writer.pragma('busy_timeout = 0');
   const commitListeners = new Set<() => void>();
   const lockedListeners = new Set<(lastEventAt: Date | null) => void>();
   const commits = new GroupCommit<WriteTx>(
