@@ -159,6 +159,20 @@ export type WriteCall =
       before: string[];
       staleTo: Partial<Record<string, string>>;
     }
+  | {
+      op: 'proposalReconcile';
+      id: number;
+      actor: string;
+      authenticated: boolean;
+      executed: boolean;
+      evidence: string;
+      fingerprint: string | null;
+      /** Where the reconciliation takes each state, by `valid|lapsed` approval and `same|changed` fingerprint. */
+      to: Record<string, Partial<Record<string, string>>>;
+      before: string[];
+      staleTo: Partial<Record<string, string>>;
+    }
+  | { op: 'proposalReviewAfter'; id: number; actor: string; verdict: string; comment: string | null }
   | ({ op: 'proposalRenew'; leaseSeconds: number } & LeaseHolder)
   | ({ op: 'proposalRelease' } & LeaseHolder);
 
@@ -207,6 +221,8 @@ export interface CallAnswer {
   approved?: boolean;
   /** proposalApprove, refused: the target's remembered state, whose fingerprint is not the proposal's. */
   remembered?: Omit<TargetState, 'reportedAt'> & { reportedAt: string };
+  /** proposalReconcile, refused: the caller executed it (claimed its execution, ran an attempt, recorded it by hand). */
+  executor?: true;
   /** proposalSubmit: the same (batchId, recordId, revision) is stored (`proposal`); the instance compares content. */
   existing?: true;
   /** proposalSubmit, refused: the revision the submission follows (null: none), or that a first one has revisions. */

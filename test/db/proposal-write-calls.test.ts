@@ -2,7 +2,8 @@
 // cancellations of action proposals run on PostgreSQL as write calls (migrations 20261203120000_proposal_lease_calls,
 // 20261203130000_execution_claim_call, 20261203140000_proposal_refusal_calls, 20261203150000_proposal_approval_call,
 // 20261203160000_proposal_submission_call, 20261203170000_execution_attempt_calls,
-// 20261203180000_proposal_oversight_calls, 20261203190000_manual_execution_calls):
+// 20261203180000_proposal_oversight_calls, 20261203190000_manual_execution_calls,
+// 20261203200000_reconcile_and_after_review_calls):
 // they must answer, refuse and write exactly what their TypeScript forms do on SQLite, and run as nothing but
 // the one statement of their batch while they hold the write lock.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -26,6 +27,7 @@ import {
   renewProposalLease,
   reportExecutionResult,
   resumeProposal,
+  reviewExecutedProposal,
   reviewProposal,
   startExecutionAttempt,
   submitProposal,
@@ -35,6 +37,7 @@ import { executions } from '../support/execution-script.js';
 import { manualExecutions } from '../support/manual-execution-script.js';
 import { oversight } from '../support/oversight-script.js';
 import { MINUTE, proposalInput } from '../support/proposals.js';
+import { settlements } from '../support/settlement-script.js';
 import { recordWriterStatements, rows } from '../support/write-calls.js';
 
 const START = Date.UTC(2026, 11, 3, 12, 0, 0);
@@ -211,6 +214,7 @@ async function script(db: Database): Promise<Outcome[]> {
   await executions(deps, step, execute, tokens);
   await oversight(deps, step);
   await manualExecutions(deps, step);
+  await settlements(deps, step);
   return outcomes;
 }
 
@@ -255,6 +259,7 @@ describe.each(WRITE_MODES)('proposal lease calls (PostgreSQL, PG_WRITE_MODE=%s) 
         'ATTEMPT_IN_PROGRESS',
         'ATTEMPT_NOT_STARTED',
         'EXECUTOR_IS_APPROVER',
+        'SELF_RECONCILIATION',
       ])
         expect(expected).toContain(code);
       const sqliteEvents = await rows(sqlite, 'Event');
@@ -270,6 +275,8 @@ describe.each(WRITE_MODES)('proposal lease calls (PostgreSQL, PG_WRITE_MODE=%s) 
           'PROPOSAL_ASSIGNED',
           'MANUAL_EXECUTION_RECORDED',
           'EXECUTION_OUTCOME_UNKNOWN',
+          'PROPOSAL_RECONCILED',
+          'PROPOSAL_REVIEWED_AFTER',
         ]),
       );
       expect(await rows(postgres, 'Event')).toEqual(sqliteEvents);
@@ -317,7 +324,7 @@ describe('proposal lease calls (PostgreSQL)', () => {
     await database.cleanup();
   });
 
-  it('many proposers, reviewers and executors at once: each submission, claim, renewal, release, assignment, escalation, hold, resumption, poll, attempt, result and execution by hand is part of one statement, nothing else runs under the write lock, and no proposal is leased twice', async () => {
+  it('many proposers, reviewers and executors at once: each submission, claim, renewal, release, assignment, escalation, hold, resumption, poll, attempt, result, review after execution and execution by hand is part of one statement, nothing else runs under the write lock, and no proposal is leased twice', async () => {
     const clock = new ManualClock(START + 24 * 3_600_000);
     const deps: ProposalDeps = { db: postgres, clock };
     const { sent, stop: stopRecording } = recordWriterStatements();
@@ -370,6 +377,9 @@ describe('proposal lease calls (PostgreSQL)', () => {
         runs.map((run, n) => reportExecutionResult(deps, executors[n] as Actor, { token: run?.token as string, outcome: 'SUCCEEDED' })),
       );
       expect(results.map((proposal) => proposal.state)).toEqual(['EXECUTED', 'EXECUTED', 'EXECUTED', 'EXECUTED', 'EXECUTED']);
+      // Each reviewed after execution (a policy approved it), at once.
+      const reviewed = await Promise.all(results.map(({ id }) => reviewExecutedProposal(deps, lead, { id, verdict: 'CONFIRMED' })));
+      expect(reviewed.map((proposal) => proposal.afterReview)).toEqual(['CONFIRMED', 'CONFIRMED', 'CONFIRMED', 'CONFIRMED', 'CONFIRMED']);
       // By hand, at once: two claimed for execution, three recorded as done.
       const byHand = await Promise.all(
         Array.from({ length: 5 }, (_, n) =>
@@ -399,6 +409,6 @@ describe('proposal lease calls (PostgreSQL)', () => {
     expect(sent.filter((text) => text !== WRITE_BATCH)).toEqual([]);
     expect(sent.length).toBeLessThan(50);
     expect(held.every((hold) => hold.form === 'statement')).toBe(true);
-    expect(held.reduce((sum, hold) => sum + hold.writes, 0)).toBe(24 + 35 + 25 + 20 + 10);
+    expect(held.reduce((sum, hold) => sum + hold.writes, 0)).toBe(24 + 35 + 25 + 20 + 5 + 10);
   });
 });

@@ -1,12 +1,13 @@
 // Action proposals, review after execution: a proposal a policy approved at submission (approvers: 0) runs
 // through the same exactly-once execution, and once EXECUTED waits for an approver to review what was done
-// (CONFIRMED or PROBLEM), recorded as PROPOSAL_REVIEWED_AFTER.
+// (CONFIRMED or PROBLEM), recorded as PROPOSAL_REVIEWED_AFTER. A write call on PostgreSQL (migration
+// 20261203200000_reconcile_and_after_review_calls).
 import type { Proposal } from '../../db/client.js';
 import { AFTER_REVIEW_VERDICTS, type AfterReviewVerdict, reviewAfter } from '../../domain/auto-execution.js';
 import { DomainError } from '../../domain/errors.js';
 import { LIMITS, validateText } from '../../domain/validation.js';
 import type { Actor } from '../context.js';
-import { loadForUpdate, move, type ProposalDeps, proposalEvent } from './shared.js';
+import { changedProposal, move, type ProposalDeps, proposalEvent } from './shared.js';
 
 /**
  * An approver reviews an automatically approved proposal after it was executed: CONFIRMED, or PROBLEM with a
@@ -25,22 +26,34 @@ export async function reviewExecutedProposal(
     throw new DomainError('INVALID_TEXT', 'A PROBLEM verdict needs a comment saying what is wrong (1–1000 characters).', 'comment');
   }
   const comment = input.comment == null ? null : validateText(input.comment, 'comment', LIMITS.reason);
-  return deps.db.write(async (tx, sql) => {
-    const now = deps.clock.now();
-    const current = await loadForUpdate(tx, input.id);
+  const refuse = (current: Proposal | null): Proposal => {
+    if (!current) throw new DomainError('PROPOSAL_NOT_FOUND', `No proposal has id ${input.id}.`, 'id');
     if (current.proposedBy === actor.name) {
       throw new DomainError('SELF_APPROVAL', 'You proposed this; another reviewer must review it after execution.', 'id');
     }
-    const afterReview = reviewAfter(current.afterReview, verdict, current.state);
-    const proposal = await move(tx, current, current.state, { afterReview, afterReviewedBy: actor.name, afterReviewedAt: now });
-    await proposalEvent(sql, proposal, 'PROPOSAL_REVIEWED_AFTER', actor.name, now, {
-      reviewer: actor.name,
-      verdict,
-      comment,
-      from: current.afterReview,
-      policy: current.autoApprovedBy,
-      operationId: current.operationId,
-    });
-    return proposal;
+    reviewAfter(current.afterReview, verdict, current.state);
+    return current;
+  };
+  return deps.db.perform({
+    work: async (tx, sql) => {
+      const now = deps.clock.now();
+      const current = refuse(await tx.proposal.findUnique({ where: { id: input.id } }));
+      const afterReview = reviewAfter(current.afterReview, verdict, current.state);
+      const proposal = await move(tx, current, current.state, { afterReview, afterReviewedBy: actor.name, afterReviewedAt: now });
+      await proposalEvent(sql, proposal, 'PROPOSAL_REVIEWED_AFTER', actor.name, now, {
+        reviewer: actor.name,
+        verdict,
+        comment,
+        from: current.afterReview,
+        policy: current.autoApprovedBy,
+        operationId: current.operationId,
+      });
+      return proposal;
+    },
+    call: {
+      fields: { op: 'proposalReviewAfter', id: input.id, actor: actor.name, verdict, comment },
+      clock: deps.clock,
+      answer: (answer) => changedProposal(answer, refuse),
+    },
   });
 }

@@ -3,12 +3,13 @@
 // lapsed leases), recorded once across processes, and when that timer next has work.
 import type { Proposal, WriteTx } from '../../db/client.js';
 import { DomainError } from '../../domain/errors.js';
-import { type ProposalOperation, transition } from '../../domain/proposal.js';
+import { fixedOutcomes, outcomesWith, type ProposalOperation, type TransitionFacts, transition } from '../../domain/proposal.js';
 import { validateText } from '../../domain/validation.js';
 import type { Actor } from '../context.js';
 import { escalateDue, nextEscalation } from './oversight.js';
 import {
   approvalStillValid,
+  changedProposal,
   lapseApprovals,
   loadForUpdate,
   move,
@@ -18,7 +19,7 @@ import {
   proposalEvent,
   voidApprovals,
 } from './shared.js';
-import { rememberTargetState } from './target-state.js';
+import { BEFORE_EXECUTION, rememberTargetState } from './target-state.js';
 
 /**
  * Who executed a proposal: every principal that claimed its execution (EXECUTION_CLAIMED, whether or not it
@@ -38,9 +39,30 @@ async function executorsOf(tx: WriteTx, proposal: Proposal): Promise<Set<string>
   return names;
 }
 
+/** The facts a reconciliation's transition depends on, by the names the write call's `to` uses. */
+const RECONCILE_FACTS: Record<string, TransitionFacts> = {
+  'valid/same': { approvalValid: true, fingerprintMatches: true },
+  'valid/changed': { approvalValid: true, fingerprintMatches: false },
+  'lapsed/same': { approvalValid: false, fingerprintMatches: true },
+  'lapsed/changed': { approvalValid: false, fingerprintMatches: false },
+};
+
+/** reconcileProposal's refusals before the state machine's, on the proposal as found. */
+function checkReconciler(current: Proposal | null, id: number, actor: Actor, executedIt: boolean): Proposal {
+  if (!current) throw new DomainError('PROPOSAL_NOT_FOUND', `No proposal has id ${id}.`, 'id');
+  if (actor.authenticated && current.proposedBy === actor.name) {
+    throw new DomainError('SELF_RECONCILIATION', 'You proposed this; another reconciler must settle it.', 'id');
+  }
+  if (executedIt) {
+    throw new DomainError('SELF_RECONCILIATION', 'You executed this (you claimed its execution); another reconciler must settle it.', 'id');
+  }
+  return current;
+}
+
 /**
  * A reconciler settles an OUTCOME_UNKNOWN: executed (with evidence), or not executed (re-checked before it
  * may run again). Never one it proposed or executed (SELF_RECONCILIATION): someone else checks that work.
+ * A write call on PostgreSQL (migration 20261203200000_reconcile_and_after_review_calls).
  */
 export async function reconcileProposal(
   deps: ProposalDeps,
@@ -55,52 +77,74 @@ export async function reconcileProposal(
       'fingerprint',
     );
   }
-  return deps.db.write(async (tx, sql) => {
-    const now = deps.clock.now();
-    const current = await loadForUpdate(tx, input.id);
-    if (actor.authenticated && current.proposedBy === actor.name) {
-      throw new DomainError('SELF_RECONCILIATION', 'You proposed this; another reconciler must settle it.', 'id');
-    }
-    if (actor.authenticated && (await executorsOf(tx, current)).has(actor.name)) {
-      throw new DomainError(
-        'SELF_RECONCILIATION',
-        'You executed this (you claimed its execution); another reconciler must settle it.',
-        'id',
-      );
-    }
-    const operation: ProposalOperation = input.executed ? 'RECONCILE_EXECUTED' : 'RECONCILE_NOT_EXECUTED';
-    const to = transition(current.state, operation, {
-      approvalValid: approvalStillValid(current, now),
-      fingerprintMatches: input.fingerprint == null ? true : input.fingerprint === current.fingerprint,
-    });
-    const proposal = await move(tx, current, to, { ...NO_LEASE, stateReason: evidence });
-    const voided = to === 'STALE' || to === 'EXPIRED' ? await voidApprovals(tx, current.id, now, to) : 0;
-    await proposalEvent(sql, proposal, 'PROPOSAL_RECONCILED', actor.name, now, { from: current.state, executed: input.executed, evidence });
-    // Ending STALE or EXPIRED is recorded as such too, for metrics and for subscribers filtering by type.
-    if (to === 'STALE') {
-      await proposalEvent(sql, proposal, 'PROPOSAL_STALE', actor.name, now, {
+  // The target's fingerprint the reconciler read (none: nothing to re-check or remember).
+  const fingerprint =
+    input.fingerprint == null || input.fingerprint === ''
+      ? null
+      : validateText(input.fingerprint, 'fingerprint', PROPOSAL_LIMITS.fingerprint);
+  const operation: ProposalOperation = input.executed ? 'RECONCILE_EXECUTED' : 'RECONCILE_NOT_EXECUTED';
+  return deps.db.perform({
+    work: async (tx, sql) => {
+      const now = deps.clock.now();
+      const found = await tx.proposal.findUnique({ where: { id: input.id } });
+      const executedIt = found !== null && actor.authenticated && (await executorsOf(tx, found)).has(actor.name);
+      const current = checkReconciler(found, input.id, actor, executedIt);
+      const to = transition(current.state, operation, {
+        approvalValid: approvalStillValid(current, now),
+        fingerprintMatches: fingerprint === null || fingerprint === current.fingerprint,
+      });
+      const proposal = await move(tx, current, to, { ...NO_LEASE, stateReason: evidence });
+      const voided = to === 'STALE' || to === 'EXPIRED' ? await voidApprovals(tx, current.id, now, to) : 0;
+      await proposalEvent(sql, proposal, 'PROPOSAL_RECONCILED', actor.name, now, {
         from: current.state,
-        reportedFingerprint: input.fingerprint ?? null,
-        voidedApprovals: voided,
-        via: 'RECONCILIATION',
+        executed: input.executed,
+        evidence,
       });
-    } else if (to === 'EXPIRED') {
-      const why = current.deadline && current.deadline.getTime() <= now.getTime() ? 'DEADLINE' : 'APPROVAL_VALIDITY';
-      await proposalEvent(sql, proposal, 'PROPOSAL_EXPIRED', actor.name, now, { from: current.state, why, via: 'RECONCILIATION' });
-    }
-    // The target's fingerprint the reconciler read: remembered, other proposals of the target checked against it.
-    if (input.fingerprint != null && input.fingerprint !== '') {
-      const fingerprint = validateText(input.fingerprint, 'fingerprint', PROPOSAL_LIMITS.fingerprint);
-      await rememberTargetState(tx, sql, {
-        targetSystem: current.targetSystem,
-        targetId: current.targetId,
+      // Ending STALE or EXPIRED is recorded as such too, for metrics and for subscribers filtering by type.
+      if (to === 'STALE') {
+        await proposalEvent(sql, proposal, 'PROPOSAL_STALE', actor.name, now, {
+          from: current.state,
+          reportedFingerprint: fingerprint,
+          voidedApprovals: voided,
+          via: 'RECONCILIATION',
+        });
+      } else if (to === 'EXPIRED') {
+        const why = current.deadline && current.deadline.getTime() <= now.getTime() ? 'DEADLINE' : 'APPROVAL_VALIDITY';
+        await proposalEvent(sql, proposal, 'PROPOSAL_EXPIRED', actor.name, now, { from: current.state, why, via: 'RECONCILIATION' });
+      }
+      // The target's fingerprint the reconciler read: remembered, other proposals of the target checked against it.
+      if (fingerprint !== null) {
+        await rememberTargetState(tx, sql, {
+          targetSystem: current.targetSystem,
+          targetId: current.targetId,
+          fingerprint,
+          actor,
+          now,
+          source: 'RECONCILIATION',
+        });
+      }
+      return proposal;
+    },
+    call: {
+      fields: {
+        op: 'proposalReconcile',
+        id: input.id,
+        actor: actor.name,
+        authenticated: actor.authenticated,
+        executed: input.executed,
+        evidence,
         fingerprint,
-        actor,
-        now,
-        source: 'RECONCILIATION',
-      });
-    }
-    return proposal;
+        to: Object.fromEntries(Object.entries(RECONCILE_FACTS).map(([facts, given]) => [facts, outcomesWith(operation, given)])),
+        before: [...BEFORE_EXECUTION],
+        staleTo: fixedOutcomes('MARK_STALE'),
+      },
+      clock: deps.clock,
+      answer: (answer) =>
+        changedProposal(answer, (found) => {
+          const current = checkReconciler(found, input.id, actor, answer.executor === true);
+          transition(current.state, operation);
+        }),
+    },
   });
 }
 
