@@ -173,6 +173,15 @@ export type WriteCall =
       staleTo: Partial<Record<string, string>>;
     }
   | { op: 'proposalReviewAfter'; id: number; actor: string; verdict: string; comment: string | null }
+  | {
+      op: 'proposalDeadlines';
+      limit: number;
+      /** Where EXPIRE takes each state, and an execution lease's lapse (OUTCOME_UNKNOWN) takes EXECUTING. */
+      expireTo: Partial<Record<string, string>>;
+      unknownTo: string;
+      /** The escalation policy (PROPOSAL_ESCALATION) with its target's kind, or none. */
+      escalation: { pendingAfterSeconds: number | null; outcomeUnknownAfterSeconds: number | null; to: string; kind: string } | null;
+    }
   | ({ op: 'proposalRenew'; leaseSeconds: number } & LeaseHolder)
   | ({ op: 'proposalRelease' } & LeaseHolder);
 
@@ -221,6 +230,8 @@ export interface CallAnswer {
   approved?: boolean;
   /** proposalApprove, refused: the target's remembered state, whose fingerprint is not the proposal's. */
   remembered?: Omit<TargetState, 'reportedAt'> & { reportedAt: string };
+  /** proposalDeadlines: how many proposals it changed. */
+  changed?: number;
   /** proposalReconcile, refused: the caller executed it (claimed its execution, ran an attempt, recorded it by hand). */
   executor?: true;
   /** proposalSubmit: the same (batchId, recordId, revision) is stored (`proposal`); the instance compares content. */

@@ -3,7 +3,7 @@
 // 20261203130000_execution_claim_call, 20261203140000_proposal_refusal_calls, 20261203150000_proposal_approval_call,
 // 20261203160000_proposal_submission_call, 20261203170000_execution_attempt_calls,
 // 20261203180000_proposal_oversight_calls, 20261203190000_manual_execution_calls,
-// 20261203200000_reconcile_and_after_review_calls):
+// 20261203200000_reconcile_and_after_review_calls, 20261203210000_proposal_deadline_sweep_call):
 // they must answer, refuse and write exactly what their TypeScript forms do on SQLite, and run as nothing but
 // the one statement of their batch while they hold the write lock.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -23,6 +23,7 @@ import {
   holdProposal,
   type ProposalDeps,
   recordManualExecution,
+  recordProposalDeadlines,
   releaseProposalLease,
   renewProposalLease,
   reportExecutionResult,
@@ -33,6 +34,7 @@ import {
   submitProposal,
 } from '../../src/services/proposals/index.js';
 import { createPostgresDatabase, type TestDatabase, tempDatabaseFile } from '../support/database.js';
+import { deadlines } from '../support/deadline-script.js';
 import { executions } from '../support/execution-script.js';
 import { manualExecutions } from '../support/manual-execution-script.js';
 import { oversight } from '../support/oversight-script.js';
@@ -215,6 +217,7 @@ async function script(db: Database): Promise<Outcome[]> {
   await oversight(deps, step);
   await manualExecutions(deps, step);
   await settlements(deps, step);
+  await deadlines(deps, step);
   return outcomes;
 }
 
@@ -277,6 +280,8 @@ describe.each(WRITE_MODES)('proposal lease calls (PostgreSQL, PG_WRITE_MODE=%s) 
           'EXECUTION_OUTCOME_UNKNOWN',
           'PROPOSAL_RECONCILED',
           'PROPOSAL_REVIEWED_AFTER',
+          'PROPOSAL_APPROVAL_LAPSED',
+          'PROPOSAL_EXPIRED',
         ]),
       );
       expect(await rows(postgres, 'Event')).toEqual(sqliteEvents);
@@ -324,7 +329,7 @@ describe('proposal lease calls (PostgreSQL)', () => {
     await database.cleanup();
   });
 
-  it('many proposers, reviewers and executors at once: each submission, claim, renewal, release, assignment, escalation, hold, resumption, poll, attempt, result, review after execution and execution by hand is part of one statement, nothing else runs under the write lock, and no proposal is leased twice', async () => {
+  it('many proposers, reviewers and executors at once: each submission, claim, renewal, release, assignment, escalation, hold, resumption, poll, attempt, result, review after execution, execution by hand and deadline sweep is part of one statement, nothing else runs under the write lock, and no proposal is leased twice', async () => {
     const clock = new ManualClock(START + 24 * 3_600_000);
     const deps: ProposalDeps = { db: postgres, clock };
     const { sent, stop: stopRecording } = recordWriterStatements();
@@ -401,6 +406,13 @@ describe('proposal lease calls (PostgreSQL)', () => {
         ),
       );
       expect(manual.map((proposal) => proposal.state)).toEqual(['EXECUTING', 'EXECUTING', 'EXECUTED', 'EXECUTED', 'EXECUTED']);
+      // The announcer's deadline sweep, beside two writers: one statement as well, with nothing due.
+      const [swept] = await Promise.all([
+        recordProposalDeadlines(deps, 200),
+        assignProposal(deps, lead, { id: leased[0] as number, assignee: null }),
+        assignProposal(deps, lead, { id: leased[1] as number, assignee: null }),
+      ]);
+      expect(swept).toBe(0);
     } finally {
       stopRecording();
       stop();
@@ -409,6 +421,6 @@ describe('proposal lease calls (PostgreSQL)', () => {
     expect(sent.filter((text) => text !== WRITE_BATCH)).toEqual([]);
     expect(sent.length).toBeLessThan(50);
     expect(held.every((hold) => hold.form === 'statement')).toBe(true);
-    expect(held.reduce((sum, hold) => sum + hold.writes, 0)).toBe(24 + 35 + 25 + 20 + 5 + 10);
+    expect(held.reduce((sum, hold) => sum + hold.writes, 0)).toBe(24 + 35 + 25 + 20 + 5 + 10 + 3);
   });
 });

@@ -1,8 +1,10 @@
 // Action proposals, recovery: what happens when an execution's outcome is unknown or time runs out.
 // Owns an admin's reconciliation of OUTCOME_UNKNOWN and the timer's work (deadlines, approval validity,
 // lapsed leases), recorded once across processes, and when that timer next has work.
-import type { Proposal, WriteTx } from '../../db/client.js';
+import type { Proposal, TxSql, WriteTx } from '../../db/client.js';
+import type { CallAnswer } from '../../db/write-calls.js';
 import { DomainError } from '../../domain/errors.js';
+import { escalationTarget } from '../../domain/escalation.js';
 import { fixedOutcomes, outcomesWith, type ProposalOperation, type TransitionFacts, transition } from '../../domain/proposal.js';
 import { validateText } from '../../domain/validation.js';
 import type { Actor } from '../context.js';
@@ -156,74 +158,96 @@ export async function reconcileProposal(
  * Returns how many proposals it changed.
  */
 export async function recordProposalDeadlines(deps: ProposalDeps, limit: number): Promise<number> {
-  return deps.db.write(async (tx, sql) => {
-    const now = deps.clock.now();
-    let changed = 0;
-    const expiring = await tx.proposal.findMany({
-      where: {
-        OR: [
-          { state: 'PENDING', deadline: { lte: now } },
-          { state: 'APPROVED', OR: [{ approvalExpiresAt: { lte: now } }, { deadline: { lte: now } }] },
-        ],
-      },
-      take: limit,
-      orderBy: { id: 'asc' },
-    });
-    for (const current of expiring) {
-      const why = current.state === 'PENDING' || (current.deadline && current.deadline <= now) ? 'DEADLINE' : 'APPROVAL_VALIDITY';
-      const proposal = await move(tx, current, transition(current.state, 'EXPIRE'), {
-        ...NO_LEASE,
-        stateReason: why === 'DEADLINE' ? 'The deadline passed.' : 'The approval expired before execution.',
-      });
-      await voidApprovals(tx, current.id, now, 'EXPIRED');
-      await proposalEvent(sql, proposal, 'PROPOSAL_EXPIRED', 'system', now, { from: current.state, why });
-      changed++;
-    }
-    // At most `limit` changes in all, so a caller can tell a full batch from the last one.
-    if (changed >= limit) return changed;
-    const lapsed = await tx.proposal.findMany({
-      where: { leaseExpiryRecorded: false, leaseExpiresAt: { lte: now }, state: { in: ['PENDING', 'EXECUTING'] } },
-      take: limit - changed,
-      orderBy: { id: 'asc' },
-    });
-    for (const current of lapsed) {
-      if (current.state === 'EXECUTING') {
-        await tx.executionAttempt.updateMany({
-          where: { proposalId: current.id, outcome: null },
-          data: { outcome: 'UNKNOWN', finishedAt: now },
-        });
-        const proposal = await move(tx, current, transition(current.state, 'OUTCOME_UNKNOWN'), {
-          ...NO_LEASE,
-          leaseExpiryRecorded: true,
-          outcomeUnknownAt: now,
-          stateReason: `The execution lease of ${current.claimedBy} lapsed without a reported result.`,
-        });
-        await proposalEvent(sql, proposal, 'EXECUTION_OUTCOME_UNKNOWN', 'system', now, {
-          from: 'EXECUTING',
-          why: 'EXECUTION_LEASE_LAPSED',
-          executor: current.claimedBy,
-        });
-      } else {
-        const proposal = await move(tx, current, current.state, { leaseExpiryRecorded: true });
-        await proposalEvent(sql, proposal, 'PROPOSAL_LEASE_EXPIRED', 'system', now, { holder: current.claimedBy, kind: current.leaseKind });
-      }
-      changed++;
-    }
-    if (changed >= limit) return changed;
-    // Read from the lapsesAt index, oldest first; a proposal with several due is handled once.
-    const lapsing = await tx.proposalApproval.findMany({
-      where: { lapsesAt: { lte: now } },
-      select: { proposalId: true },
-      take: limit - changed,
-      orderBy: { lapsesAt: 'asc' },
-    });
-    for (const proposalId of new Set(lapsing.map((approval) => approval.proposalId))) {
-      await lapseApprovals(tx, sql, await loadForUpdate(tx, proposalId), now);
-      changed++;
-    }
-    if (changed >= limit || !deps.escalation) return changed;
-    return changed + (await escalateDue(tx, sql, deps.escalation, now, limit - changed));
+  return deps.db.perform({ work: (tx, sql) => sweepDeadlines(deps, tx, sql, limit), call: deadlinesCall(deps, limit) });
+}
+
+/**
+ * recordProposalDeadlines as one statement on PostgreSQL (migration 20261203210000_proposal_deadline_sweep_call):
+ * where EXPIRE and an execution lease's lapse take each state, and the escalation policy with its target's kind.
+ */
+function deadlinesCall(deps: ProposalDeps, limit: number) {
+  const escalation = deps.escalation ? { ...deps.escalation, ...escalationTarget(deps.escalation.to) } : null;
+  return {
+    fields: {
+      op: 'proposalDeadlines' as const,
+      limit,
+      expireTo: fixedOutcomes('EXPIRE'),
+      unknownTo: transition('EXECUTING', 'OUTCOME_UNKNOWN'),
+      escalation,
+    },
+    clock: deps.clock,
+    answer: (answer: CallAnswer) => answer.changed as number,
+  };
+}
+
+/** recordProposalDeadlines' work in a write transaction (SQLite's path, and the specification). */
+async function sweepDeadlines(deps: ProposalDeps, tx: WriteTx, sql: TxSql, limit: number): Promise<number> {
+  const now = deps.clock.now();
+  let changed = 0;
+  const expiring = await tx.proposal.findMany({
+    where: {
+      OR: [
+        { state: 'PENDING', deadline: { lte: now } },
+        { state: 'APPROVED', OR: [{ approvalExpiresAt: { lte: now } }, { deadline: { lte: now } }] },
+      ],
+    },
+    take: limit,
+    orderBy: { id: 'asc' },
   });
+  for (const current of expiring) {
+    const why = current.state === 'PENDING' || (current.deadline && current.deadline <= now) ? 'DEADLINE' : 'APPROVAL_VALIDITY';
+    const proposal = await move(tx, current, transition(current.state, 'EXPIRE'), {
+      ...NO_LEASE,
+      stateReason: why === 'DEADLINE' ? 'The deadline passed.' : 'The approval expired before execution.',
+    });
+    await voidApprovals(tx, current.id, now, 'EXPIRED');
+    await proposalEvent(sql, proposal, 'PROPOSAL_EXPIRED', 'system', now, { from: current.state, why });
+    changed++;
+  }
+  // At most `limit` changes in all, so a caller can tell a full batch from the last one.
+  if (changed >= limit) return changed;
+  const lapsed = await tx.proposal.findMany({
+    where: { leaseExpiryRecorded: false, leaseExpiresAt: { lte: now }, state: { in: ['PENDING', 'EXECUTING'] } },
+    take: limit - changed,
+    orderBy: { id: 'asc' },
+  });
+  for (const current of lapsed) {
+    if (current.state === 'EXECUTING') {
+      await tx.executionAttempt.updateMany({
+        where: { proposalId: current.id, outcome: null },
+        data: { outcome: 'UNKNOWN', finishedAt: now },
+      });
+      const proposal = await move(tx, current, transition(current.state, 'OUTCOME_UNKNOWN'), {
+        ...NO_LEASE,
+        leaseExpiryRecorded: true,
+        outcomeUnknownAt: now,
+        stateReason: `The execution lease of ${current.claimedBy} lapsed without a reported result.`,
+      });
+      await proposalEvent(sql, proposal, 'EXECUTION_OUTCOME_UNKNOWN', 'system', now, {
+        from: 'EXECUTING',
+        why: 'EXECUTION_LEASE_LAPSED',
+        executor: current.claimedBy,
+      });
+    } else {
+      const proposal = await move(tx, current, current.state, { leaseExpiryRecorded: true });
+      await proposalEvent(sql, proposal, 'PROPOSAL_LEASE_EXPIRED', 'system', now, { holder: current.claimedBy, kind: current.leaseKind });
+    }
+    changed++;
+  }
+  if (changed >= limit) return changed;
+  // Read from the lapsesAt index, oldest first; a proposal with several due is handled once.
+  const lapsing = await tx.proposalApproval.findMany({
+    where: { lapsesAt: { lte: now } },
+    select: { proposalId: true },
+    take: limit - changed,
+    orderBy: { lapsesAt: 'asc' },
+  });
+  for (const proposalId of new Set(lapsing.map((approval) => approval.proposalId))) {
+    await lapseApprovals(tx, sql, await loadForUpdate(tx, proposalId), now);
+    changed++;
+  }
+  if (changed >= limit || !deps.escalation) return changed;
+  return changed + (await escalateDue(tx, sql, deps.escalation, now, limit - changed));
 }
 
 /**
