@@ -9,7 +9,12 @@ import type { Timer } from '../domain/clock.js';
 import type { Logger } from '../logger.js';
 import { nextProposalDeadline, type ProposalDeps, recordProposalDeadlines } from '../services/proposals/index.js';
 
-const BATCH = 200;
+/**
+ * Proposals changed per write transaction. Each batch holds the write lock: on PostgreSQL (one statement) 200
+ * expiries held it 70–127 ms and 50 held it 28–43 ms (bench/proposal-sweep.ts, BENCHMARKS.md), time every other
+ * write waits; going round costs a transaction per 50.
+ */
+const BATCH = 50;
 /** After a failure, or when the database says something is due that the service will not record. */
 const RETRY_MS = 1_000;
 
