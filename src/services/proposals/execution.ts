@@ -14,7 +14,6 @@ import {
   changedProposal,
   changedWhileRunning,
   fingerprintStart,
-  loadForUpdate,
   move,
   NO_LEASE,
   PROPOSAL_LIMITS,
