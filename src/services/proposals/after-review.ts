@@ -7,7 +7,7 @@ import { AFTER_REVIEW_VERDICTS, type AfterReviewVerdict, reviewAfter } from '../
 import { DomainError } from '../../domain/errors.js';
 import { LIMITS, validateText } from '../../domain/validation.js';
 import type { Actor } from '../context.js';
-import { changedProposal, move, type ProposalDeps, proposalEvent } from './shared.js';
+import { changedProposal, move, type ProposalDeps, proposalEvent, proposalNotFound } from './shared.js';
 
 /**
  * An approver reviews an automatically approved proposal after it was executed: CONFIRMED, or PROBLEM with a
@@ -27,7 +27,7 @@ export async function reviewExecutedProposal(
   }
   const comment = input.comment == null ? null : validateText(input.comment, 'comment', LIMITS.reason);
   const refuse = (current: Proposal | null): Proposal => {
-    if (!current) throw new DomainError('PROPOSAL_NOT_FOUND', `No proposal has id ${input.id}.`, 'id');
+    if (!current) throw proposalNotFound(input.id);
     if (current.proposedBy === actor.name) {
       throw new DomainError('SELF_APPROVAL', 'You proposed this; another reviewer must review it after execution.', 'id');
     }

@@ -19,6 +19,7 @@ import {
   markStale,
   move,
   NO_LEASE,
+  outcomesByValidityAndFingerprint,
   PROPOSAL_LIMITS,
   type ProposalDeps,
   proposalEvent,
@@ -121,14 +122,6 @@ const OUTCOME_OPERATION: Record<ExecutionOutcome, ProposalOperation> = {
   UNKNOWN: 'OUTCOME_UNKNOWN',
 };
 
-/** The facts a reported outcome's transition depends on, by the names the write call's `to` uses. */
-const REPORT_FACTS: Record<string, TransitionFacts> = {
-  'valid/same': { approvalValid: true, fingerprintMatches: true },
-  'valid/changed': { approvalValid: true, fingerprintMatches: false },
-  'lapsed/same': { approvalValid: false, fingerprintMatches: true },
-  'lapsed/changed': { approvalValid: false, fingerprintMatches: false },
-};
-
 const attemptNotStarted = () =>
   new DomainError('ATTEMPT_NOT_STARTED', 'Start an attempt (startExecutionAttempt) before reporting its result.', 'token');
 
@@ -214,7 +207,7 @@ export async function reportExecutionResult(
         response,
         fingerprint,
         correlationId,
-        to: Object.fromEntries(Object.entries(REPORT_FACTS).map(([facts, given]) => [facts, outcomesWith(operation, given)])),
+        to: outcomesByValidityAndFingerprint(operation),
         before: [...BEFORE_EXECUTION],
         staleTo: fixedOutcomes('MARK_STALE'),
       },

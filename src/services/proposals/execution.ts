@@ -20,6 +20,7 @@ import {
   type ProposalDeps,
   policyOf,
   proposalEvent,
+  proposalNotFound,
 } from './shared.js';
 import { BEFORE_EXECUTION, rememberTargetState } from './target-state.js';
 
@@ -116,11 +117,9 @@ function checkSeparation(current: Proposal, actor: Actor, approvedIt: boolean): 
 /** The risk levels whose policy keeps executors and approvers apart (what a write call is sent). */
 const separatedLevels = (deps: ProposalDeps) => RISK_LEVELS.filter((risk) => policyOf(deps, risk).executorMustDifferFromApprovers);
 
-const notFound = (id: number) => new DomainError('PROPOSAL_NOT_FOUND', `No proposal has id ${id}.`, 'id');
-
 /** claimManualExecution's checks, in order, on the proposal as found: it, APPROVED, separated, its approval valid. */
 function checkManualClaim(current: Proposal | null, id: number, actor: Actor, approvedIt: boolean, now: Date): Proposal {
-  if (!current) throw notFound(id);
+  if (!current) throw proposalNotFound(id);
   if (current.state !== 'APPROVED') {
     const held = current.state === 'EXECUTING' ? ` (under ${current.claimedBy}'s execution lease)` : '';
     throw new DomainError(
@@ -213,7 +212,7 @@ function executionLease(current: Proposal, token: string, actor: Actor, now: Dat
 
 /** recordManualExecution's checks before the state machine's, on the proposal as found: it, separated, not EXECUTING. */
 function checkManualRecord(current: Proposal | null, id: number, actor: Actor, approvedIt: boolean): Proposal {
-  if (!current) throw notFound(id);
+  if (!current) throw proposalNotFound(id);
   checkSeparation(current, actor, approvedIt);
   if (current.state === 'EXECUTING') {
     // Someone holds it (perhaps the caller, by claimManualExecution): the lease's holder reports, nobody else.

@@ -27,10 +27,9 @@ import {
   NO_LEASE,
   type ProposalDeps,
   proposalEvent,
+  proposalNotFound,
   voidApprovals,
 } from './shared.js';
-
-const notFound = (id: number) => new DomainError('PROPOSAL_NOT_FOUND', `No proposal has id ${id}.`, 'id');
 
 /**
  * Holds a PENDING or APPROVED proposal, with a reason: ON_HOLD, remembering where it was. Nobody may claim,
@@ -67,7 +66,7 @@ export async function holdProposal(deps: ProposalDeps, actor: Actor, input: { id
       clock: deps.clock,
       answer: (answer) =>
         changedProposal(answer, (found) => {
-          if (!found) throw notFound(input.id);
+          if (!found) throw proposalNotFound(input.id);
           transition(found.state, 'HOLD');
         }),
     },
@@ -127,7 +126,7 @@ export async function resumeProposal(deps: ProposalDeps, actor: Actor, input: { 
       clock: deps.clock,
       answer: (answer) =>
         changedProposal(answer, (found) => {
-          if (!found) throw notFound(input.id);
+          if (!found) throw proposalNotFound(input.id);
           transition(found.state, 'RESUME', { heldFrom: found.heldFrom, stillValid: false });
         }),
     },
@@ -139,7 +138,7 @@ const LIVE_STATES = (Object.keys(PROPOSAL_STATES) as ProposalState[]).filter((st
 
 /** Refuses a change of attention (escalation, assignment) to a final proposal: nothing is left to look at. */
 function mustBeLive(proposal: Proposal | null, id: number, what: string): Proposal {
-  if (!proposal) throw notFound(id);
+  if (!proposal) throw proposalNotFound(id);
   if (FINAL_STATES.has(proposal.state)) {
     throw new DomainError('PROPOSAL_STATE_CONFLICT', `A proposal that is ${proposal.state} is final: there is nothing to ${what}.`, 'id');
   }

@@ -5,7 +5,7 @@ import type { Proposal, TxSql, WriteTx } from '../../db/client.js';
 import type { CallAnswer } from '../../db/write-calls.js';
 import { DomainError } from '../../domain/errors.js';
 import { escalationTarget } from '../../domain/escalation.js';
-import { fixedOutcomes, outcomesWith, type ProposalOperation, type TransitionFacts, transition } from '../../domain/proposal.js';
+import { fixedOutcomes, type ProposalOperation, transition } from '../../domain/proposal.js';
 import { validateText } from '../../domain/validation.js';
 import type { Actor } from '../context.js';
 import { escalateDue, nextEscalation } from './oversight.js';
@@ -16,9 +16,11 @@ import {
   loadForUpdate,
   move,
   NO_LEASE,
+  outcomesByValidityAndFingerprint,
   PROPOSAL_LIMITS,
   type ProposalDeps,
   proposalEvent,
+  proposalNotFound,
   voidApprovals,
 } from './shared.js';
 import { BEFORE_EXECUTION, rememberTargetState } from './target-state.js';
@@ -41,17 +43,9 @@ async function executorsOf(tx: WriteTx, proposal: Proposal): Promise<Set<string>
   return names;
 }
 
-/** The facts a reconciliation's transition depends on, by the names the write call's `to` uses. */
-const RECONCILE_FACTS: Record<string, TransitionFacts> = {
-  'valid/same': { approvalValid: true, fingerprintMatches: true },
-  'valid/changed': { approvalValid: true, fingerprintMatches: false },
-  'lapsed/same': { approvalValid: false, fingerprintMatches: true },
-  'lapsed/changed': { approvalValid: false, fingerprintMatches: false },
-};
-
 /** reconcileProposal's refusals before the state machine's, on the proposal as found. */
 function checkReconciler(current: Proposal | null, id: number, actor: Actor, executedIt: boolean): Proposal {
-  if (!current) throw new DomainError('PROPOSAL_NOT_FOUND', `No proposal has id ${id}.`, 'id');
+  if (!current) throw proposalNotFound(id);
   if (actor.authenticated && current.proposedBy === actor.name) {
     throw new DomainError('SELF_RECONCILIATION', 'You proposed this; another reconciler must settle it.', 'id');
   }
@@ -136,7 +130,7 @@ export async function reconcileProposal(
         executed: input.executed,
         evidence,
         fingerprint,
-        to: Object.fromEntries(Object.entries(RECONCILE_FACTS).map(([facts, given]) => [facts, outcomesWith(operation, given)])),
+        to: outcomesByValidityAndFingerprint(operation),
         before: [...BEFORE_EXECUTION],
         staleTo: fixedOutcomes('MARK_STALE'),
       },

@@ -18,6 +18,7 @@ import {
   NO_LEASE,
   type ProposalDeps,
   proposalEvent,
+  proposalNotFound,
 } from './shared.js';
 
 export interface ProposalClaim {
@@ -120,7 +121,7 @@ async function chosenForReview(tx: WriteTx, actor: Actor, id: number, now: Date)
 
 /** chosenForReview's rules for the proposal found (null: none), but for the caller's own approval of it. */
 function checkReviewable(chosen: Proposal | null, actor: Actor, id: number, now: Date): Proposal {
-  if (!chosen) throw new DomainError('PROPOSAL_NOT_FOUND', `No proposal has id ${id}.`, 'id');
+  if (!chosen) throw proposalNotFound(id);
   if (chosen.state !== 'PENDING') {
     throw new DomainError('PROPOSAL_STATE_CONFLICT', `Proposal ${id} is ${chosen.state}: only a PENDING proposal is reviewed.`, 'id');
   }

@@ -19,6 +19,7 @@ import {
   type ProposalDeps,
   policyOf,
   proposalEvent,
+  proposalNotFound,
   voidApprovals,
 } from './shared.js';
 import { checkRemembered, requireCurrentFingerprint } from './target-state.js';
@@ -237,7 +238,7 @@ export async function cancelProposal(
 ): Promise<Proposal> {
   const reason = validateText(input.reason, 'reason', LIMITS.reason);
   const checkCanceller = (current: Proposal | null): Proposal => {
-    if (!current) throw new DomainError('PROPOSAL_NOT_FOUND', `No proposal has id ${input.id}.`, 'id');
+    if (!current) throw proposalNotFound(input.id);
     if (!actor.isAdmin && current.proposedBy !== actor.name) {
       throw new DomainError('NOT_PROPOSER', 'Only the proposer or an admin may cancel a proposal.', 'id');
     }

@@ -11,7 +11,9 @@ import { hashLeaseToken, isLapsed } from '../../domain/lease.js';
 import {
   type ApprovalPolicy,
   DEFAULT_POLICIES,
+  outcomesWith,
   type Policies,
+  type ProposalOperation,
   type ProposalState,
   type RiskLevel,
   transition,
@@ -106,10 +108,32 @@ export async function proposalEvent(
   });
 }
 
+/** No proposal has the id a request named. */
+export const proposalNotFound = (id: number) => new DomainError('PROPOSAL_NOT_FOUND', `No proposal has id ${id}.`, 'id');
+
 export async function loadForUpdate(tx: WriteTx, id: number): Promise<Proposal> {
   const proposal = await tx.proposal.findUnique({ where: { id } });
-  if (!proposal) throw new DomainError('PROPOSAL_NOT_FOUND', `No proposal has id ${id}.`, 'id');
+  if (!proposal) throw proposalNotFound(id);
   return proposal;
+}
+
+/**
+ * Where `operation` takes each state, for each combination of the approval still valid (`valid|lapsed`) and the
+ * fingerprint presented matching (`same|changed`): the write call's `to` when the database finds those facts.
+ */
+export function outcomesByValidityAndFingerprint(
+  operation: ProposalOperation,
+): Record<string, Partial<Record<ProposalState, ProposalState>>> {
+  const to: Record<string, Partial<Record<ProposalState, ProposalState>>> = {};
+  for (const approvalValid of [true, false]) {
+    for (const fingerprintMatches of [true, false]) {
+      to[`${approvalValid ? 'valid' : 'lapsed'}/${fingerprintMatches ? 'same' : 'changed'}`] = outcomesWith(operation, {
+        approvalValid,
+        fingerprintMatches,
+      });
+    }
+  }
+  return to;
 }
 
 /** The caller's approval of this revision stands (`field`: where the request named the proposal). */
