@@ -246,8 +246,13 @@ export interface CallAnswer {
   notStarted?: true;
   /** targetReport: the proposals the fingerprint made STALE, in id order. */
   stale?: JsonProposal[];
-  /** addItems: one outcome per item given, in order. */
-  added?: ({ item: JsonItem } | { refusal: AddRefusal })[];
+  /** addItems: one outcome per item given, in order: the new item's id, or why it was not added. */
+  addedIds?: (number | AddRefusal)[];
+  /**
+   * addItems: the first new item as stored (null when none was added); the others differ from it only in
+   * what their input gives (id, batchId, recordId, proposedCategory, reason).
+   */
+  addedRow?: JsonItem | null;
   /** recordLapses: how many lapses it recorded. */
   recorded?: number;
   /** The operation failed in the database; its statements were rolled back. */

@@ -190,11 +190,20 @@ function merged(
   });
 }
 
-/** A call's answer as addMany's outcomes. */
-function answeredOutcomes(answer: CallAnswer, count: number): (Item | AddRefusal)[] {
-  const added = answer.added ?? [];
-  if (added.length !== count) throw new Error('The write call answered a different number of items than it was given.');
-  return added.map((outcome) => ('item' in outcome ? itemFromJson(outcome.item) : outcome.refusal));
+/**
+ * A call's answer as addMany's outcomes: each new item is the stored row the call answered with, its input's
+ * columns (all that differ between the rows one statement inserts) taken from the input.
+ */
+function answeredOutcomes(answer: CallAnswer, items: readonly NewItem[]): (Item | AddRefusal)[] {
+  const ids = answer.addedIds ?? [];
+  if (ids.length !== items.length) throw new Error('The write call answered a different number of items than it was given.');
+  const stored = answer.addedRow ? itemFromJson(answer.addedRow) : null;
+  return ids.map((id, index) => {
+    if (typeof id === 'string') return id;
+    if (stored === null) throw new Error('The write call added an item but answered no row.');
+    const { batchId, recordId, proposedCategory, reason } = items[index] as NewItem;
+    return { ...stored, id, batchId, recordId, proposedCategory, reason };
+  });
 }
 
 export async function addItem(deps: ServiceDeps, actor: Actor, input: NewItem): Promise<Item> {
@@ -210,7 +219,7 @@ export async function addItem(deps: ServiceDeps, actor: Actor, input: NewItem): 
     call: {
       fields: { op: 'addItems', actor: actor.name, items: [item] },
       clock: deps.clock,
-      answer: (answer) => one(answeredOutcomes(answer, 1)),
+      answer: (answer) => one(answeredOutcomes(answer, [item])),
     },
   });
 }
@@ -249,7 +258,7 @@ export async function addItems(deps: ServiceDeps, actor: Actor, inputs: readonly
     call: {
       fields: { op: 'addItems', actor: actor.name, items },
       clock: deps.clock,
-      answer: (answer) => merged(checked, answeredOutcomes(answer, items.length), prefixes, items),
+      answer: (answer) => merged(checked, answeredOutcomes(answer, items), prefixes, items),
     },
   });
 }
