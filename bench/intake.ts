@@ -1,10 +1,18 @@
 // Bulk intake, both backends side by side in one run (issue 18): items per second added with
 // `addItems`, 500 items per call over HTTP as an agent sends them, each item with its ITEM_ADDED
 // event, on a fresh database of each backend with one server; by one client (calls one after another)
-// and by several at once. The stored items and events are counted afterwards.
+// and by several at once; and `leasehold import` of a JSON Lines file (its own process, chunks of 500, as
+// an operator runs it) into a fresh database of each. The stored items and events are counted afterwards.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import type { DatabaseLocation } from '../src/config/database-location.js';
+import { openDatabase } from '../src/db/client.js';
 import type { Role } from '../src/domain/access.js';
+import { systemClock } from '../src/domain/clock.js';
+import { addCategories } from '../src/services/categories.js';
 import { makeKeys, principals } from './keys.js';
+import { runImport, writeImportFile } from './live-scale-import.js';
 import { seedCategories, seedItems } from './load.js';
 import { startServer } from './server.js';
 
@@ -75,5 +83,48 @@ export async function measureIntake(store: IntakeStore, backend: Backend, items:
     };
   } finally {
     await server.stop();
+  }
+}
+
+export interface ImportMeasurement {
+  backend: Backend;
+  items: number;
+  /** From spawning `leasehold import` to its exit: the process's start and its migration check included. */
+  seconds: number;
+  itemsPerSecond: number;
+  stored: { items: number; events: number };
+  /** Its exit code and the end of what it printed (its summary, or its error). */
+  code: number | null;
+  output: string;
+}
+
+/** `leasehold import` of `items` items (chunks of 500, the default) into `store`, a fresh database with the category. */
+export async function measureImport(store: IntakeStore, backend: Backend, items: number): Promise<ImportMeasurement> {
+  const db = await openDatabase({ location: store.location, synchronous: 'NORMAL' });
+  try {
+    await addCategories({ db, clock: systemClock }, { name: 'bench-setup', authenticated: false }, [CATEGORY]);
+  } finally {
+    await db.close();
+  }
+  const dir = mkdtempSync(path.join(tmpdir(), 'leasehold-import-'));
+  try {
+    const file = path.join(dir, 'items.jsonl');
+    await writeImportFile(file, items, CATEGORY, 'import');
+    const target = 'databaseFile' in store.server ? store.server.databaseFile : store.server.databaseUrl;
+    const run = await runImport(target, file, 'NORMAL');
+    return {
+      backend,
+      items,
+      seconds: run.seconds,
+      itemsPerSecond: items / run.seconds,
+      stored: {
+        items: await store.count('SELECT count(*) FROM "Item"'),
+        events: await store.count(`SELECT count(*) FROM "Event" WHERE "type" = 'ITEM_ADDED'`),
+      },
+      code: run.code,
+      output: run.output,
+    };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
 }

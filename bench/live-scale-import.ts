@@ -30,10 +30,10 @@ export interface ImportRun {
   output: string;
 }
 
-/** Runs `leasehold import DB FILE --progress none` to the end. */
-export async function runImport(databaseFile: string, file: string, synchronous: 'NORMAL' | 'FULL'): Promise<ImportRun> {
+/** Runs `leasehold import DB FILE --progress none` to the end; `database` is a SQLite file or a postgresql:// URL. */
+export async function runImport(database: string, file: string, synchronous: 'NORMAL' | 'FULL'): Promise<ImportRun> {
   const started = performance.now();
-  const child = spawn(process.execPath, ['bin/leasehold.js', 'import', databaseFile, file, '--progress', 'none'], {
+  const child = spawn(process.execPath, ['bin/leasehold.js', 'import', database, file, '--progress', 'none'], {
     cwd: ROOT,
     env: { ...process.env, SQLITE_SYNCHRONOUS: synchronous, LEASEHOLD_ACTOR: 'bench-import' },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -29,7 +29,7 @@ import {
   readSqlite,
   sqliteHistory,
 } from './fanout.js';
-import { type IntakeMeasurement, measureIntake } from './intake.js';
+import { type ImportMeasurement, type IntakeMeasurement, measureImport, measureIntake } from './intake.js';
 import { type BenchKey, keysNamed, makeKeys, principals } from './keys.js';
 import { fanOutChecks, roundsFor } from './live.js';
 import {
@@ -196,8 +196,9 @@ export interface PostgresReport {
   setups: Setup[];
   cycles: CycleMeasurement[];
   delivery: DeliveryResult[];
-  /** Bulk intake on each backend, side by side (intake.ts). */
+  /** Bulk intake on each backend, side by side (intake.ts): addItems over HTTP, and `leasehold import`. */
   intake: IntakeMeasurement[];
+  imports: ImportMeasurement[];
   /** The action-proposal loop on each backend, side by side (proposal-loop.ts). */
   proposalLoops: ProposalLoopMeasurement[];
   /** Load average (1, 5, 15 min) when the part started and when it ended. */
@@ -765,6 +766,7 @@ export async function runPostgres(
     cycles: [],
     delivery: [],
     intake: [],
+    imports: [],
     proposalLoops: [],
     loadAverage: { start: loadAverage(), end: '' },
     seconds: { cycles: 0, intake: 0, proposals: 0, delivery: 0, total: 0 },
@@ -839,6 +841,26 @@ export async function runPostgres(
         } finally {
           await store.dispose();
         }
+      }
+    }
+    log(
+      `[postgres part: bulk intake, ${round(options.intakeItems)} items by \`leasehold import\` of a JSON Lines file, a fresh database each]`,
+    );
+    for (const backend of ['sqlite', 'postgresql'] as const) {
+      const store = backend === 'sqlite' ? await sqliteStore(tmp, 'import') : await postgresStore(admin.url);
+      try {
+        const measured = await measureImport(store, backend, options.intakeItems);
+        report.imports.push(measured);
+        report.verifications.push({
+          label: `postgres part, import, ${backend}: exit 0, every item stored with its ITEM_ADDED event`,
+          ok: measured.code === 0 && measured.stored.items === measured.items && measured.stored.events === measured.items,
+          detail: `exit ${measured.code}; ${round(measured.stored.items)} items and ${round(measured.stored.events)} ITEM_ADDED events for ${round(measured.items)} lines${measured.code === 0 ? '' : `; ${measured.output.slice(-300)}`}`,
+        });
+        log(
+          `  import, ${backend.padEnd(10)}: ${round(measured.itemsPerSecond)} items/s (${round(measured.items)} in ${measured.seconds.toFixed(2)} s)`,
+        );
+      } finally {
+        await store.dispose();
       }
     }
   }

@@ -7,7 +7,7 @@
 // answers below carry what the instance needs to give the same result and the same refusals.
 import type { Clock } from '../domain/clock.js';
 import { LONGEST_LEASE_MS } from '../domain/lease.js';
-import type { ExecutionAttempt, Item, Proposal, TargetState } from '../generated/prisma/client.js';
+import type { Category, ExecutionAttempt, Item, Proposal, TargetState } from '../generated/prisma/client.js';
 
 interface LeaseHolder {
   tokenHash: string;
@@ -31,6 +31,10 @@ export type WriteCall =
   | ({ op: 'decide'; decision: 'ACCEPTED' | 'CORRECTED' | 'REJECTED'; correction: string | null } & LeaseHolder)
   | { op: 'addItems'; actor: string; items: { batchId: string; recordId: string; proposedCategory: string; reason: string }[] }
   | { op: 'touchKey'; id: number; at: string }
+  /** OPERATION_REFUSED rows of one principal; each `details` already JSON, as SQLite stores it. */
+  | { op: 'recordRefusals'; actor: string; details: string[] }
+  | { op: 'addCategories'; actor: string; names: string[] }
+  | { op: 'retireCategory'; actor: string; name: string }
   | { op: 'recordLapses'; limit: number }
   | {
       op: 'proposalClaim';
@@ -196,6 +200,9 @@ export type JsonItem = Omit<Item, 'decidedAt' | 'createdAt' | 'claimedAt' | 'lea
   leaseExpiresAt: string | null;
 };
 
+/** A Category as `to_jsonb` writes the row (times as for JsonItem). */
+export type JsonCategory = Omit<Category, 'createdAt' | 'retiredAt'> & { createdAt: string; retiredAt: string | null };
+
 /** A Proposal as `to_jsonb` writes the row (times as for JsonItem). */
 export type JsonProposal = {
   [K in keyof Proposal]: Proposal[K] extends Date ? string : Proposal[K] extends Date | null ? string | null : Proposal[K];
@@ -253,6 +260,13 @@ export interface CallAnswer {
    * what their input gives (id, batchId, recordId, proposedCategory, reason).
    */
   addedRow?: JsonItem | null;
+  /** addCategories and retireCategory, refused: DUPLICATE_CATEGORY (with the first name `taken`), CATEGORY_NOT_FOUND, CATEGORY_RETIRED. */
+  refusal?: 'DUPLICATE_CATEGORY' | 'CATEGORY_NOT_FOUND' | 'CATEGORY_RETIRED';
+  taken?: string | null;
+  /** addCategories: the new categories, in the order given. */
+  categories?: JsonCategory[];
+  /** retireCategory: the category, retired. */
+  retiredCategory?: JsonCategory;
   /** recordLapses: how many lapses it recorded. */
   recorded?: number;
   /** The operation failed in the database; its statements were rolled back. */
@@ -279,6 +293,10 @@ export function itemFromJson(row: JsonItem): Item {
     claimedAt: utcOrNull(row.claimedAt),
     leaseExpiresAt: utcOrNull(row.leaseExpiresAt),
   };
+}
+
+export function categoryFromJson(row: JsonCategory): Category {
+  return { ...row, createdAt: utc(row.createdAt), retiredAt: utcOrNull(row.retiredAt) };
 }
 
 type ProposalTime = { [K in keyof Proposal]-?: Date extends NonNullable<Proposal[K]> ? K : never }[keyof Proposal];

@@ -135,10 +135,18 @@ export class RefusalLog {
   }
 
   private write(principal: string, refusals: EventDetails[]): Promise<void> {
-    return this.deps.db.write(async (_tx, sql) => {
-      for (const details of refusals) {
-        await appendEvent(sql, { type: 'OPERATION_REFUSED', actor: principal, at: this.deps.clock.now(), details });
-      }
+    return this.deps.db.perform({
+      work: async (_tx, sql) => {
+        for (const details of refusals) {
+          await appendEvent(sql, { type: 'OPERATION_REFUSED', actor: principal, at: this.deps.clock.now(), details });
+        }
+      },
+      // PostgreSQL: one statement under the write lock (leasehold_record_refusals), not an interactive transaction.
+      call: {
+        fields: { op: 'recordRefusals', actor: principal, details: refusals.map((details) => JSON.stringify(details)) },
+        clock: this.deps.clock,
+        answer: () => undefined,
+      },
     });
   }
 }

@@ -9,12 +9,14 @@ import { DatabaseUnavailableError } from '../../src/db/unavailable.js';
 import { type BatchAnswer, WRITE_BATCH, WRITE_BATCH_SHARDED } from '../../src/db/write-calls.js';
 import { ManualClock } from '../../src/domain/clock.js';
 import { DomainError } from '../../src/domain/errors.js';
+import { createLogger } from '../../src/logger.js';
 import { createApiKey, touchApiKey } from '../../src/services/api-keys.js';
 import { addCategories, retireCategory } from '../../src/services/categories.js';
 import type { Actor, ServiceDeps } from '../../src/services/context.js';
 import { decideItem } from '../../src/services/decisions.js';
 import { addItem, addItems } from '../../src/services/items.js';
 import { claimItem, recordLapsedLeases, releaseLease, renewLease } from '../../src/services/leases.js';
+import { RefusalLog } from '../../src/services/refusals.js';
 import { createPostgresDatabase, type TestDatabase, tempDatabaseFile, withPostgres } from '../support/database.js';
 import { recordWriterStatements, rows } from '../support/write-calls.js';
 
@@ -47,6 +49,27 @@ async function script(db: Database): Promise<Outcome[]> {
   const admin = who('admin');
   await addCategories(deps, admin, ['spam', 'ham', 'old', '迷惑']);
   await retireCategory(deps, admin, 'old');
+  // Categories: all or nothing, the first name given that exists named; retiring twice, or what is not there.
+  const categoryStep = async (work: () => Promise<unknown>) => {
+    try {
+      outcomes.push({ categories: JSON.parse(JSON.stringify(await work())) });
+    } catch (error) {
+      if (!(error instanceof DomainError)) throw error;
+      outcomes.push(`${error.code} ${error.field} ${error.message}`);
+    }
+  };
+  await categoryStep(() => addCategories(deps, admin, ['fresh', 'ham', 'spam']));
+  await categoryStep(() => addCategories(deps, admin, ['tidy', 'new']));
+  await categoryStep(() => retireCategory(deps, admin, 'tidy'));
+  await categoryStep(() => retireCategory(deps, admin, 'tidy'));
+  await categoryStep(() => retireCategory(deps, admin, 'absent'));
+  // Refused operations recorded one row each (no window), their details as given.
+  const refusals = new RefusalLog({ ...deps, logger: createLogger('silent') }, null);
+  await refusals.record(who('mallory'), 'decideItem', new DomainError('NOT_LEASE_HOLDER', 'Not "yours" \\ 迷惑.', 'token'));
+  await Promise.all([
+    refusals.record(who('mallory'), 'claimItem', new DomainError('FORBIDDEN', 'No.', null)),
+    refusals.record(who('oscar'), 'renewLease', new DomainError('CLAIM_EXPIRED', 'Lapsed.', 'token')),
+  ]);
   for (const [batchId, recordId, by] of [
     ['b1', 'r1', 'agent'],
     ['b1', 'r2', 'alice'],
@@ -191,6 +214,13 @@ describe.each(WRITE_MODES)('write calls (PostgreSQL, PG_WRITE_MODE=%s) against t
       expect(sqliteEvents.some((event) => String(event.details).includes('"replacedHolder":"carol"'))).toBe(true);
       expect(await rows(postgres, 'Event')).toEqual(sqliteEvents);
       expect(await rows(postgres, 'Item')).toEqual(await rows(sqlite, 'Item'));
+      expect(await rows(postgres, 'Category')).toEqual(await rows(sqlite, 'Category'));
+      // Categories' refusals and refused operations were met and recorded.
+      expect(expected).toContainEqual('DUPLICATE_CATEGORY names Category "ham" already exists.');
+      expect(expected).toContainEqual('CATEGORY_RETIRED name Category "tidy" is already retired.');
+      expect(expected).toContainEqual('CATEGORY_NOT_FOUND name No category is named "absent".');
+      expect(sqliteEvents.filter((event) => event.type === 'OPERATION_REFUSED')).toHaveLength(3);
+      expect(sqliteEvents.filter((event) => event.type === 'CATEGORY_RETIRED')).toHaveLength(2);
     } finally {
       await sqlite.close();
       file.cleanup();
@@ -210,7 +240,7 @@ describe('write calls (PostgreSQL)', () => {
     await database.cleanup();
   });
 
-  it('a batch of them, items added, a key used and the expiry sweep are one statement on the writer connection: nothing else runs while it holds the write lock', async () => {
+  it('a batch of them, items added, a key used, the expiry sweep, categories and recorded refusals are one statement on the writer connection: nothing else runs while it holds the write lock', async () => {
     const clock = new ManualClock(START + 10 * 3_600_000);
     const deps: ServiceDeps = { db: postgres, clock };
     await addCategories(deps, who('admin'), ['lock']);
@@ -253,6 +283,14 @@ describe('write calls (PostgreSQL)', () => {
       expect(lapsing).not.toBeNull();
       clock.advance(61_000);
       expect(await recordLapsedLeases(deps)).toBe(1);
+      // A category added and retired, and two refused operations recorded at once.
+      await addCategories(deps, who('admin'), ['lock2']);
+      await retireCategory(deps, who('admin'), 'lock2');
+      const refusals = new RefusalLog({ ...deps, logger: createLogger('silent') }, null);
+      await Promise.all([
+        refusals.record(who('reviewer0'), 'decideItem', new DomainError('NOT_LEASE_HOLDER', 'Not yours.', 'token')),
+        refusals.record(who('reviewer1'), 'renewLease', new DomainError('CLAIM_EXPIRED', 'Lapsed.', 'token')),
+      ]);
     } finally {
       stopRecording();
       stop();
@@ -262,7 +300,7 @@ describe('write calls (PostgreSQL)', () => {
     // Fewer statements than operations: concurrent operations share one.
     expect(sent.length).toBeLessThan(40);
     expect(held.every((hold) => hold.form === 'statement')).toBe(true);
-    expect(held.reduce((sum, hold) => sum + hold.writes, 0)).toBe(12 + 1 + 3 + 24 + 2);
+    expect(held.reduce((sum, hold) => sum + hold.writes, 0)).toBe(12 + 1 + 3 + 24 + 2 + 4);
   });
 
   /** A trigger that makes the first insert into "Item" from now on take `seconds`, and says how often it ran. */
