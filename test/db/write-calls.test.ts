@@ -16,8 +16,11 @@ import type { Actor, ServiceDeps } from '../../src/services/context.js';
 import { decideItem } from '../../src/services/decisions.js';
 import { addItem, addItems } from '../../src/services/items.js';
 import { claimItem, recordLapsedLeases, releaseLease, renewLease } from '../../src/services/leases.js';
+import { submitProposal } from '../../src/services/proposals/intake.js';
+import { reportTargetState } from '../../src/services/proposals/target-state.js';
 import { RefusalLog } from '../../src/services/refusals.js';
 import { createPostgresDatabase, type TestDatabase, tempDatabaseFile, withPostgres } from '../support/database.js';
+import { proposalInput } from '../support/proposals.js';
 import { recordWriterStatements, rows } from '../support/write-calls.js';
 
 const START = Date.UTC(2026, 11, 3, 9, 0, 0);
@@ -468,5 +471,54 @@ describe('write calls (PostgreSQL, PG_WRITE_MODE=sharded) across instances', () 
     expect(answers.reduce((sent, batch) => sent + batch.answers.length, 0)).toBe(5);
     const events = await one.query<{ n: bigint }>(`SELECT count(*) AS n FROM "Event" WHERE "type" = 'LEASE_RENEWED'`);
     expect(Number(events[0]?.n)).toBe(4);
+  });
+
+  it('a submission and a report of its target sent at once by two instances do not pass each other: the report waits for the submission, then makes its proposal STALE', async () => {
+    const [one, two] = instances as [Database, Database];
+    const clock = new ManualClock(START);
+    // The submission's insert sleeps 500 ms once it has read the target's remembered state (none): a report
+    // of the target sent meanwhile from the other instance must wait for it, then find the proposal and make
+    // it STALE. Passing it, the report would find nothing to make STALE and the proposal commit PENDING
+    // against a fingerprint the target no longer has.
+    await withPostgres(database.url, async (client) => {
+      await client.query(`CREATE FUNCTION slow_submission() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+          PERFORM set_config('application_name', 'slow-submission', true);
+          PERFORM pg_sleep(0.5);
+          RETURN NULL;
+        END $$`);
+      await client.query('CREATE TRIGGER slow_submission AFTER INSERT ON "Proposal" FOR EACH STATEMENT EXECUTE FUNCTION slow_submission()');
+    });
+    try {
+      const submitted = submitProposal(
+        { db: one, clock },
+        who('agent'),
+        proposalInput('race', { targetSystem: 'race', fingerprint: 'v1' }),
+      );
+      // The report goes out once the submission is inside its insert.
+      for (let tries = 0; ; tries++) {
+        const found = await withPostgres(database.url, (client) =>
+          client.query(`SELECT 1 FROM pg_stat_activity WHERE application_name = 'slow-submission'`),
+        );
+        if (found.rowCount) break;
+        if (tries > 200) throw new Error('the submission never reached its insert');
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      const reported = await reportTargetState(
+        { db: two, clock },
+        { ...who('sync'), roles: new Set(['EXECUTOR'] as const) },
+        { targetSystem: 'race', targetId: 'race', fingerprint: 'v2' },
+      );
+      const { proposal } = await submitted;
+      // The report waited for the submission (the global lock both take in this mode) and made it STALE.
+      expect(reported.map(({ id, state }) => ({ id, state }))).toEqual([{ id: proposal.id, state: 'STALE' }]);
+      const [stored] = await one.query<{ state: string }>('SELECT "state" FROM "Proposal" WHERE "id" = ?', proposal.id);
+      expect(stored?.state).toBe('STALE');
+    } finally {
+      await withPostgres(database.url, async (client) => {
+        await client.query('DROP TRIGGER slow_submission ON "Proposal"');
+        await client.query('DROP FUNCTION slow_submission()');
+      });
+    }
   });
 });
