@@ -7,7 +7,7 @@
 // answers below carry what the instance needs to give the same result and the same refusals.
 import type { Clock } from '../domain/clock.js';
 import { LONGEST_LEASE_MS } from '../domain/lease.js';
-import type { Category, ExecutionAttempt, Item, Proposal, TargetState } from '../generated/prisma/client.js';
+import type { Category, ExecutionAttempt, Item, Proposal, TargetState, WebhookDelivery } from '../generated/prisma/client.js';
 
 interface LeaseHolder {
   tokenHash: string;
@@ -35,6 +35,20 @@ export type WriteCall =
   | { op: 'recordRefusals'; actor: string; details: string[] }
   | { op: 'addCategories'; actor: string; names: string[] }
   | { op: 'retireCategory'; actor: string; name: string }
+  /** Webhook deliveries (services/webhook-deliveries.ts); times as ISO 8601. */
+  | { op: 'webhookEnqueue'; webhook: string; events: string[]; batch: number }
+  | { op: 'webhookClaim'; webhooks: string[]; limit: number; claimMs: number }
+  | {
+      op: 'webhookRecord';
+      id: number;
+      claimedUntil: string;
+      attempts: number;
+      statusCode: number | null;
+      error: string | null;
+      outcome: 'DELIVERED' | 'FAILED' | 'RETRY';
+      delayMs: number | null;
+    }
+  | { op: 'webhookRelease'; claims: { id: number; claimedUntil: string }[] }
   | { op: 'recordLapses'; limit: number }
   | {
       op: 'proposalClaim';
@@ -203,6 +217,15 @@ export type JsonItem = Omit<Item, 'decidedAt' | 'createdAt' | 'claimedAt' | 'lea
 /** A Category as `to_jsonb` writes the row (times as for JsonItem). */
 export type JsonCategory = Omit<Category, 'createdAt' | 'retiredAt'> & { createdAt: string; retiredAt: string | null };
 
+/** A WebhookDelivery as `to_jsonb` writes the row (times as for JsonItem). */
+export type JsonDelivery = {
+  [K in keyof WebhookDelivery]: WebhookDelivery[K] extends Date
+    ? string
+    : WebhookDelivery[K] extends Date | null
+      ? string | null
+      : WebhookDelivery[K];
+};
+
 /** A Proposal as `to_jsonb` writes the row (times as for JsonItem). */
 export type JsonProposal = {
   [K in keyof Proposal]: Proposal[K] extends Date ? string : Proposal[K] extends Date | null ? string | null : Proposal[K];
@@ -267,6 +290,12 @@ export interface CallAnswer {
   categories?: JsonCategory[];
   /** retireCategory: the category, retired. */
   retiredCategory?: JsonCategory;
+  /** webhookEnqueue: the events it considered (a full batch: call again). */
+  enqueued?: number;
+  /** webhookRecord: the claim still held the delivery, so the result was recorded. */
+  claimHeld?: boolean;
+  /** webhookClaim: the deliveries claimed, soonest due first. */
+  deliveries?: JsonDelivery[];
   /** recordLapses: how many lapses it recorded. */
   recorded?: number;
   /** The operation failed in the database; its statements were rolled back. */
@@ -297,6 +326,16 @@ export function itemFromJson(row: JsonItem): Item {
 
 export function categoryFromJson(row: JsonCategory): Category {
   return { ...row, createdAt: utc(row.createdAt), retiredAt: utcOrNull(row.retiredAt) };
+}
+
+export function deliveryFromJson(row: JsonDelivery): WebhookDelivery {
+  return {
+    ...row,
+    nextAttemptAt: utc(row.nextAttemptAt),
+    claimedUntil: utcOrNull(row.claimedUntil),
+    deliveredAt: utcOrNull(row.deliveredAt),
+    createdAt: utc(row.createdAt),
+  };
 }
 
 type ProposalTime = { [K in keyof Proposal]-?: Date extends NonNullable<Proposal[K]> ? K : never }[keyof Proposal];

@@ -1,6 +1,7 @@
 // Outbound webhook deliveries in the database: enqueued from the history behind a cursor per webhook,
 // claimed by one process at a time, their results recorded, and listed for ADMINs (docs/webhooks.md).
-import type { Event, EventType, WebhookDelivery, WebhookDeliveryStatus } from '../db/client.js';
+import type { Event, EventType, TxSql, WebhookDelivery, WebhookDeliveryStatus, WriteTx } from '../db/client.js';
+import { deliveryFromJson } from '../db/write-calls.js';
 import { webhookRetryDelayMs } from '../domain/webhooks.js';
 import type { ServiceDeps } from './context.js';
 import { type PageRequest, settledEventId } from './queries.js';
@@ -34,7 +35,19 @@ const INSERT_DELIVERY = `
  * from then on, not the past. Returns the delivery rows considered (a full batch: call again).
  */
 export function enqueueWebhookDeliveries(deps: ServiceDeps, webhook: WantedEvents, batch = 200): Promise<number> {
-  return deps.db.write(async (tx, sql) => {
+  return deps.db.perform({
+    work: (tx, sql) => enqueueStep(deps, tx, sql, webhook, batch),
+    // PostgreSQL: one statement under the write lock (leasehold_webhook_enqueue), not an interactive transaction.
+    call: {
+      fields: { op: 'webhookEnqueue', webhook: webhook.name, events: [...webhook.events], batch },
+      clock: deps.clock,
+      answer: (answer) => answer.enqueued ?? 0,
+    },
+  });
+}
+
+async function enqueueStep(deps: ServiceDeps, tx: WriteTx, sql: TxSql, webhook: WantedEvents, batch: number): Promise<number> {
+  {
     // PG_WRITE_MODE=sharded: the cursor never passes the horizon, or an event committing later with a
     // smaller id would never be enqueued.
     const settledUpTo = await settledEventId(deps.db, (statement) => sql.all<{ id: number }>(statement));
@@ -58,7 +71,7 @@ export function enqueueWebhookDeliveries(deps: ServiceDeps, webhook: WantedEvent
     const to = events.length === batch ? (events.at(-1)?.id ?? cursor.lastEventId) : await last();
     if (to > cursor.lastEventId) await tx.webhookCursor.update({ where: { webhook: webhook.name }, data: { lastEventId: to } });
     return events.length;
-  });
+  }
 }
 
 /**
@@ -66,13 +79,41 @@ export function enqueueWebhookDeliveries(deps: ServiceDeps, webhook: WantedEvent
  * under the write lock, so two processes never send one delivery at once. A claim that lapses (its
  * process died mid-send) makes the delivery claimable again: it is sent again, with the same id.
  */
-export function claimDueDeliveries(
+export async function claimDueDeliveries(
   deps: ServiceDeps,
   webhooks: readonly string[],
   limit: number,
   claimMs: number,
 ): Promise<ClaimedDelivery[]> {
-  return deps.db.write(async (tx) => {
+  const claimed = await deps.db.perform<(WebhookDelivery & { event?: Event })[]>({
+    work: (tx) => claimStep(deps, tx, webhooks, limit, claimMs),
+    // PostgreSQL: one statement (leasehold_webhook_claim); the events, which never change, are read after it.
+    call: {
+      fields: { op: 'webhookClaim', webhooks: [...webhooks], limit, claimMs },
+      clock: deps.clock,
+      answer: (answer) => (answer.deliveries ?? []).map(deliveryFromJson),
+    },
+  });
+  const unread = claimed.filter((delivery) => !delivery.event).map((delivery) => delivery.eventId);
+  const events =
+    unread.length === 0
+      ? new Map<number, Event>()
+      : new Map((await deps.db.read.event.findMany({ where: { id: { in: unread } } })).map((event) => [event.id, event]));
+  return claimed.map((delivery): ClaimedDelivery => {
+    const event = delivery.event ?? events.get(delivery.eventId);
+    if (!event || !delivery.claimedUntil) throw new Error(`The claimed delivery ${delivery.id} has no event or no claim.`);
+    return { ...delivery, claimedUntil: delivery.claimedUntil, event };
+  });
+}
+
+async function claimStep(
+  deps: ServiceDeps,
+  tx: WriteTx,
+  webhooks: readonly string[],
+  limit: number,
+  claimMs: number,
+): Promise<ClaimedDelivery[]> {
+  {
     const now = deps.clock.now();
     const unclaimed = { OR: [{ claimedUntil: null }, { claimedUntil: { lte: now } }] };
     const due = await tx.webhookDelivery.findMany({
@@ -91,7 +132,7 @@ export function claimDueDeliveries(
       if (count === 1) claimed.push({ ...delivery, claimedUntil });
     }
     return claimed;
-  });
+  }
 }
 
 /**
@@ -99,33 +140,62 @@ export function claimDueDeliveries(
  * (domain/webhooks.ts), or FAILED after the last. Only while this claim still holds the delivery.
  */
 export function recordDeliveryResult(deps: ServiceDeps, delivery: ClaimedDelivery, result: SendResult, random: number): Promise<boolean> {
-  return deps.db.write(async (tx) => {
-    const now = deps.clock.now();
-    const attempts = delivery.attempts + 1;
-    const common = { attempts, claimedUntil: null, lastStatusCode: result.statusCode, lastError: result.error?.slice(0, 500) ?? null };
-    const delay = result.delivered ? null : webhookRetryDelayMs(attempts, random);
-    const data = result.delivered
-      ? { ...common, status: 'DELIVERED' as const, deliveredAt: now }
-      : delay === null
-        ? { ...common, status: 'FAILED' as const }
-        : { ...common, nextAttemptAt: new Date(now.getTime() + delay) };
-    const { count } = await tx.webhookDelivery.updateMany({
-      where: { id: delivery.id, status: 'PENDING', claimedUntil: delivery.claimedUntil },
-      data,
-    });
-    return count === 1;
+  const attempts = delivery.attempts + 1;
+  const lastError = result.error?.slice(0, 500) ?? null;
+  const delay = result.delivered ? null : webhookRetryDelayMs(attempts, random);
+  return deps.db.perform({
+    work: async (tx) => {
+      const now = deps.clock.now();
+      const common = { attempts, claimedUntil: null, lastStatusCode: result.statusCode, lastError };
+      const data = result.delivered
+        ? { ...common, status: 'DELIVERED' as const, deliveredAt: now }
+        : delay === null
+          ? { ...common, status: 'FAILED' as const }
+          : { ...common, nextAttemptAt: new Date(now.getTime() + delay) };
+      const { count } = await tx.webhookDelivery.updateMany({
+        where: { id: delivery.id, status: 'PENDING', claimedUntil: delivery.claimedUntil },
+        data,
+      });
+      return count === 1;
+    },
+    // PostgreSQL: one statement (leasehold_webhook_record).
+    call: {
+      fields: {
+        op: 'webhookRecord',
+        id: delivery.id,
+        claimedUntil: delivery.claimedUntil.toISOString(),
+        attempts,
+        statusCode: result.statusCode,
+        error: lastError,
+        outcome: result.delivered ? 'DELIVERED' : delay === null ? 'FAILED' : 'RETRY',
+        delayMs: delay,
+      },
+      clock: deps.clock,
+      answer: (answer) => answer.claimHeld === true,
+    },
   });
 }
 
 /** Gives back claims this process will not send (it is stopping before it could). */
 export function releaseDeliveryClaims(deps: ServiceDeps, deliveries: readonly ClaimedDelivery[]): Promise<void> {
-  return deps.db.write(async (tx) => {
-    for (const delivery of deliveries) {
-      await tx.webhookDelivery.updateMany({
-        where: { id: delivery.id, status: 'PENDING', claimedUntil: delivery.claimedUntil },
-        data: { claimedUntil: null },
-      });
-    }
+  return deps.db.perform({
+    work: async (tx) => {
+      for (const delivery of deliveries) {
+        await tx.webhookDelivery.updateMany({
+          where: { id: delivery.id, status: 'PENDING', claimedUntil: delivery.claimedUntil },
+          data: { claimedUntil: null },
+        });
+      }
+    },
+    // PostgreSQL: one statement (leasehold_webhook_release).
+    call: {
+      fields: {
+        op: 'webhookRelease',
+        claims: deliveries.map((delivery) => ({ id: delivery.id, claimedUntil: delivery.claimedUntil.toISOString() })),
+      },
+      clock: deps.clock,
+      answer: () => undefined,
+    },
   });
 }
 

@@ -4,7 +4,7 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WRITE_MODES } from '../../src/config/database-location.js';
-import { type Database, openDatabase } from '../../src/db/client.js';
+import { type Database, type EventType, openDatabase } from '../../src/db/client.js';
 import { DatabaseUnavailableError } from '../../src/db/unavailable.js';
 import { type BatchAnswer, WRITE_BATCH, WRITE_BATCH_SHARDED } from '../../src/db/write-calls.js';
 import { ManualClock } from '../../src/domain/clock.js';
@@ -19,6 +19,14 @@ import { claimItem, recordLapsedLeases, releaseLease, renewLease } from '../../s
 import { submitProposal } from '../../src/services/proposals/intake.js';
 import { reportTargetState } from '../../src/services/proposals/target-state.js';
 import { RefusalLog } from '../../src/services/refusals.js';
+import {
+  type ClaimedDelivery,
+  claimDueDeliveries,
+  enqueueWebhookDeliveries,
+  recordDeliveryResult,
+  releaseDeliveryClaims,
+  type SendResult,
+} from '../../src/services/webhook-deliveries.js';
 import { createPostgresDatabase, type TestDatabase, tempDatabaseFile, withPostgres } from '../support/database.js';
 import { proposalInput } from '../support/proposals.js';
 import { recordWriterStatements, rows } from '../support/write-calls.js';
@@ -52,6 +60,9 @@ async function script(db: Database): Promise<Outcome[]> {
   const admin = who('admin');
   await addCategories(deps, admin, ['spam', 'ham', 'old', '迷惑']);
   await retireCategory(deps, admin, 'old');
+  // A webhook's cursor, from here on (seen for the first time: it starts at the end of the history).
+  const hook = { name: 'hook', events: ['ITEM_DECIDED', 'LEASE_EXPIRED', 'OPERATION_REFUSED'] as EventType[] };
+  outcomes.push(`enqueued ${await enqueueWebhookDeliveries(deps, hook)}`);
   // Categories: all or nothing, the first name given that exists named; retiring twice, or what is not there.
   const categoryStep = async (work: () => Promise<unknown>) => {
     try {
@@ -168,6 +179,30 @@ async function script(db: Database): Promise<Outcome[]> {
   await sweep(2);
   await sweep(2);
   await sweep(2);
+  // The webhook's deliveries: the cursor in steps of 3, claims soonest due first, a delivery, a retry after its
+  // backoff, a last attempt failing, a claim given back, and a result recorded after its claim lapsed.
+  for (let enqueued = 3; enqueued === 3; ) {
+    enqueued = await enqueueWebhookDeliveries(deps, hook, 3);
+    outcomes.push(`enqueued ${enqueued}`);
+  }
+  const claimed = async (limit: number) => {
+    const deliveries = await claimDueDeliveries(deps, [hook.name], limit, 30_000);
+    outcomes.push({ claimed: deliveries.map((delivery) => ({ ...delivery, event: delivery.event.type })) as unknown as Outcome });
+    return deliveries;
+  };
+  const [first, second, third, fourth] = await claimed(4);
+  const record = async (delivery: ClaimedDelivery | undefined, result: SendResult) =>
+    outcomes.push(`recorded ${await recordDeliveryResult(deps, delivery as ClaimedDelivery, result, 0.5)}`);
+  await record(first, { delivered: true, statusCode: 204, error: null });
+  await record(second, { delivered: false, statusCode: 503, error: 'Service Unavailable' });
+  await record({ ...(third as ClaimedDelivery), attempts: 11 }, { delivered: false, statusCode: null, error: 'timed out' });
+  await releaseDeliveryClaims(deps, [fourth as ClaimedDelivery]);
+  await claimed(10); // the released one and the rest: not the retry, not yet due
+  clock.advance(31_000);
+  const [again] = await claimed(1); // the claims lapsed: the retry is due by now, soonest first
+  clock.advance(31_000);
+  await claimed(10); // its claim lapsed and it was claimed again
+  await record(again, { delivered: true, statusCode: 200, error: null }); // so the first claim's result is not recorded
   return outcomes;
 }
 
@@ -218,6 +253,15 @@ describe.each(WRITE_MODES)('write calls (PostgreSQL, PG_WRITE_MODE=%s) against t
       expect(await rows(postgres, 'Event')).toEqual(sqliteEvents);
       expect(await rows(postgres, 'Item')).toEqual(await rows(sqlite, 'Item'));
       expect(await rows(postgres, 'Category')).toEqual(await rows(sqlite, 'Category'));
+      expect(await rows(postgres, 'WebhookDelivery')).toEqual(await rows(sqlite, 'WebhookDelivery'));
+      expect(await rows(postgres, 'WebhookCursor')).toEqual(await rows(sqlite, 'WebhookCursor'));
+      // Every webhook outcome was met: deliveries enqueued over more than one step, delivered, retried, failed.
+      const deliveries = await rows(sqlite, 'WebhookDelivery');
+      expect(expected.filter((outcome) => typeof outcome === 'string' && outcome.startsWith('enqueued'))).toHaveLength(
+        2 + Math.floor(deliveries.length / 3),
+      );
+      expect(deliveries.map((delivery) => delivery.status).sort()).toEqual(expect.arrayContaining(['DELIVERED', 'FAILED', 'PENDING']));
+      expect(expected).toContainEqual('recorded false');
       // Categories' refusals and refused operations were met and recorded.
       expect(expected).toContainEqual('DUPLICATE_CATEGORY names Category "ham" already exists.');
       expect(expected).toContainEqual('CATEGORY_RETIRED name Category "tidy" is already retired.');
@@ -243,7 +287,7 @@ describe('write calls (PostgreSQL)', () => {
     await database.cleanup();
   });
 
-  it('a batch of them, items added, a key used, the expiry sweep, categories and recorded refusals are one statement on the writer connection: nothing else runs while it holds the write lock', async () => {
+  it('a batch of them, items added, a key used, the expiry sweep, categories, recorded refusals and webhook deliveries are one statement on the writer connection: nothing else runs while it holds the write lock', async () => {
     const clock = new ManualClock(START + 10 * 3_600_000);
     const deps: ServiceDeps = { db: postgres, clock };
     await addCategories(deps, who('admin'), ['lock']);
@@ -294,6 +338,21 @@ describe('write calls (PostgreSQL)', () => {
         refusals.record(who('reviewer0'), 'decideItem', new DomainError('NOT_LEASE_HOLDER', 'Not yours.', 'token')),
         refusals.record(who('reviewer1'), 'renewLease', new DomainError('CLAIM_EXPIRED', 'Lapsed.', 'token')),
       ]);
+      // A webhook's cursor (made, then a step), a claim of its deliveries, a result and a claim given back.
+      const hook = { name: 'lock-hook', events: ['OPERATION_REFUSED'] as EventType[] };
+      expect(await enqueueWebhookDeliveries(deps, hook)).toBe(0);
+      await new RefusalLog({ ...deps, logger: createLogger('silent') }, null).record(
+        who('reviewer2'),
+        'decideItem',
+        new DomainError('NOT_LEASE_HOLDER', 'Not yours.', 'token'),
+      );
+      expect(await enqueueWebhookDeliveries(deps, hook)).toBe(1);
+      const [delivery] = await claimDueDeliveries(deps, [hook.name], 5, 30_000);
+      expect(await recordDeliveryResult(deps, delivery as ClaimedDelivery, { delivered: false, statusCode: 500, error: 'no' }, 0)).toBe(
+        true,
+      );
+      clock.advance(3_600_000);
+      await releaseDeliveryClaims(deps, await claimDueDeliveries(deps, [hook.name], 5, 30_000));
     } finally {
       stopRecording();
       stop();
@@ -303,7 +362,7 @@ describe('write calls (PostgreSQL)', () => {
     // Fewer statements than operations: concurrent operations share one.
     expect(sent.length).toBeLessThan(40);
     expect(held.every((hold) => hold.form === 'statement')).toBe(true);
-    expect(held.reduce((sum, hold) => sum + hold.writes, 0)).toBe(12 + 1 + 3 + 24 + 2 + 4);
+    expect(held.reduce((sum, hold) => sum + hold.writes, 0)).toBe(12 + 1 + 3 + 24 + 2 + 4 + 7);
   });
 
   /** A trigger that makes the first insert into "Item" from now on take `seconds`, and says how often it ran. */

@@ -29,9 +29,23 @@ const BOOLEANS = new Set(['leaseExpiryRecorded', 'manualLease']);
 /** A table's rows with times as epoch ms, booleans as booleans and lease token hashes and operation ids (random) as whether there is one (in details, as `<uuid>`). */
 export async function rows(
   db: Database,
-  table: 'Event' | 'Item' | 'Category' | 'Proposal' | 'ProposalApproval' | 'ExecutionAttempt' | 'TargetState',
+  table:
+    | 'Event'
+    | 'Item'
+    | 'Category'
+    | 'WebhookDelivery'
+    | 'WebhookCursor'
+    | 'Proposal'
+    | 'ProposalApproval'
+    | 'ExecutionAttempt'
+    | 'TargetState',
 ): Promise<Record<string, unknown>[]> {
-  const order = table === 'TargetState' ? '"targetSystem", "targetId"' : table === 'Category' ? '"name"' : '"id"';
+  const keys: Partial<Record<typeof table, string>> = {
+    TargetState: '"targetSystem", "targetId"',
+    Category: '"name"',
+    WebhookCursor: '"webhook"',
+  };
+  const order = keys[table] ?? '"id"';
   const raw = await db.query<Record<string, unknown>>(`SELECT * FROM "${table}" ORDER BY ${order}`);
   return raw.map((row) =>
     Object.fromEntries(
