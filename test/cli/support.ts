@@ -253,12 +253,14 @@ export class Differential {
 
   /**
    * Runs several commands at once, first all of them on seed A, then all on ours, each burst started
-   * just after the wall clock passes a whole second (so that, e.g., several adds share their
-   * second), and compares them pairwise.
+   * at a set point of a second (just after it begins, unless told: so that, e.g., several adds share
+   * their second), and compares them pairwise.
    */
-  async burst(commands: string[][]): Promise<StepResult[]> {
+  async burst(commands: string[][], options: { startAtMs?: Partial<Record<Impl, number>> } = {}): Promise<StepResult[]> {
     const runAll = async (impl: Impl) => {
-      await new Promise((resolve) => setTimeout(resolve, 1000 - (Date.now() % 1000) + 5));
+      // Started when the wall clock is `startAtMs` into a second (5 ms unless given).
+      const at = options.startAtMs?.[impl] ?? 5;
+      await new Promise((resolve) => setTimeout(resolve, (at - (Date.now() % 1000) + 1000) % 1000 || 1000));
       return Promise.all(commands.map((args) => this.runOne(impl, args, {})));
     };
     const seed = await runAll('seed');
