@@ -46,32 +46,31 @@ export function enqueueWebhookDeliveries(deps: ServiceDeps, webhook: WantedEvent
   });
 }
 
+/** The cursor's step as one interactive write: SQLite's path, and the specification of leasehold_webhook_enqueue. */
 async function enqueueStep(deps: ServiceDeps, tx: WriteTx, sql: TxSql, webhook: WantedEvents, batch: number): Promise<number> {
-  {
-    // PG_WRITE_MODE=sharded: the cursor never passes the horizon, or an event committing later with a
-    // smaller id would never be enqueued.
-    const settledUpTo = await settledEventId(deps.db, (statement) => sql.all<{ id: number }>(statement));
-    const cursor = await tx.webhookCursor.findUnique({ where: { webhook: webhook.name } });
-    const last = async () => {
-      const newest = (await tx.event.findFirst({ orderBy: { id: 'desc' }, select: { id: true } }))?.id ?? 0;
-      return settledUpTo === null ? newest : Math.min(newest, settledUpTo);
-    };
-    if (!cursor) {
-      await tx.webhookCursor.create({ data: { webhook: webhook.name, lastEventId: await last() } });
-      return 0;
-    }
-    const events = await tx.event.findMany({
-      where: { id: { gt: cursor.lastEventId, ...(settledUpTo === null ? {} : { lte: settledUpTo }) }, type: { in: [...webhook.events] } },
-      orderBy: { id: 'asc' },
-      take: batch,
-      select: { id: true },
-    });
-    const now = deps.clock.now();
-    for (const event of events) await sql.run(INSERT_DELIVERY, webhook.name, event.id, now, now);
-    const to = events.length === batch ? (events.at(-1)?.id ?? cursor.lastEventId) : await last();
-    if (to > cursor.lastEventId) await tx.webhookCursor.update({ where: { webhook: webhook.name }, data: { lastEventId: to } });
-    return events.length;
+  // PG_WRITE_MODE=sharded: the cursor never passes the horizon, or an event committing later with a
+  // smaller id would never be enqueued.
+  const settledUpTo = await settledEventId(deps.db, (statement) => sql.all<{ id: number }>(statement));
+  const cursor = await tx.webhookCursor.findUnique({ where: { webhook: webhook.name } });
+  const last = async () => {
+    const newest = (await tx.event.findFirst({ orderBy: { id: 'desc' }, select: { id: true } }))?.id ?? 0;
+    return settledUpTo === null ? newest : Math.min(newest, settledUpTo);
+  };
+  if (!cursor) {
+    await tx.webhookCursor.create({ data: { webhook: webhook.name, lastEventId: await last() } });
+    return 0;
   }
+  const events = await tx.event.findMany({
+    where: { id: { gt: cursor.lastEventId, ...(settledUpTo === null ? {} : { lte: settledUpTo }) }, type: { in: [...webhook.events] } },
+    orderBy: { id: 'asc' },
+    take: batch,
+    select: { id: true },
+  });
+  const now = deps.clock.now();
+  for (const event of events) await sql.run(INSERT_DELIVERY, webhook.name, event.id, now, now);
+  const to = events.length === batch ? (events.at(-1)?.id ?? cursor.lastEventId) : await last();
+  if (to > cursor.lastEventId) await tx.webhookCursor.update({ where: { webhook: webhook.name }, data: { lastEventId: to } });
+  return events.length;
 }
 
 /**
@@ -106,6 +105,7 @@ export async function claimDueDeliveries(
   });
 }
 
+/** The claim as one interactive write: SQLite's path, and the specification of leasehold_webhook_claim. */
 async function claimStep(
   deps: ServiceDeps,
   tx: WriteTx,
@@ -113,26 +113,24 @@ async function claimStep(
   limit: number,
   claimMs: number,
 ): Promise<ClaimedDelivery[]> {
-  {
-    const now = deps.clock.now();
-    const unclaimed = { OR: [{ claimedUntil: null }, { claimedUntil: { lte: now } }] };
-    const due = await tx.webhookDelivery.findMany({
-      where: { status: 'PENDING', webhook: { in: [...webhooks] }, nextAttemptAt: { lte: now }, ...unclaimed },
-      orderBy: [{ nextAttemptAt: 'asc' }, { id: 'asc' }],
-      take: limit,
-      include: { event: true },
+  const now = deps.clock.now();
+  const unclaimed = { OR: [{ claimedUntil: null }, { claimedUntil: { lte: now } }] };
+  const due = await tx.webhookDelivery.findMany({
+    where: { status: 'PENDING', webhook: { in: [...webhooks] }, nextAttemptAt: { lte: now }, ...unclaimed },
+    orderBy: [{ nextAttemptAt: 'asc' }, { id: 'asc' }],
+    take: limit,
+    include: { event: true },
+  });
+  const claimedUntil = new Date(now.getTime() + claimMs);
+  const claimed: ClaimedDelivery[] = [];
+  for (const delivery of due) {
+    const { count } = await tx.webhookDelivery.updateMany({
+      where: { id: delivery.id, status: 'PENDING', ...unclaimed },
+      data: { claimedUntil },
     });
-    const claimedUntil = new Date(now.getTime() + claimMs);
-    const claimed: ClaimedDelivery[] = [];
-    for (const delivery of due) {
-      const { count } = await tx.webhookDelivery.updateMany({
-        where: { id: delivery.id, status: 'PENDING', ...unclaimed },
-        data: { claimedUntil },
-      });
-      if (count === 1) claimed.push({ ...delivery, claimedUntil });
-    }
-    return claimed;
+    if (count === 1) claimed.push({ ...delivery, claimedUntil });
   }
+  return claimed;
 }
 
 /**
