@@ -7,7 +7,7 @@
 // answers below carry what the instance needs to give the same result and the same refusals.
 import type { Clock } from '../domain/clock.js';
 import { LONGEST_LEASE_MS } from '../domain/lease.js';
-import type { Category, ExecutionAttempt, Item, Proposal, TargetState, WebhookDelivery } from '../generated/prisma/client.js';
+import type { ApiKey, Category, ExecutionAttempt, Item, Proposal, TargetState, WebhookDelivery } from '../generated/prisma/client.js';
 
 interface LeaseHolder {
   tokenHash: string;
@@ -49,6 +49,19 @@ export type WriteCall =
       delayMs: number | null;
     }
   | { op: 'webhookRelease'; claims: { id: number; claimedUntil: string }[] }
+  /** API keys (services/api-keys.ts): the secret stays with the instance; only its hash and shown prefix come. */
+  | {
+      op: 'keyCreate';
+      actor: string;
+      name: string;
+      roles: string;
+      keyHash: string;
+      prefix: string;
+      samePrincipal: boolean;
+      /** The first start's key: made only on a database that has never had one. */
+      onlyIfNone: boolean;
+    }
+  | { op: 'keyRevoke'; actor: string; id: number }
   | { op: 'recordLapses'; limit: number }
   | {
       op: 'proposalClaim';
@@ -217,6 +230,20 @@ export type JsonItem = Omit<Item, 'decidedAt' | 'createdAt' | 'claimedAt' | 'lea
 /** A Category as `to_jsonb` writes the row (times as for JsonItem). */
 export type JsonCategory = Omit<Category, 'createdAt' | 'retiredAt'> & { createdAt: string; retiredAt: string | null };
 
+/** An ApiKey as `to_jsonb` writes the row (times as for JsonItem). */
+export type JsonApiKey = {
+  [K in keyof ApiKey]: ApiKey[K] extends Date ? string : ApiKey[K] extends Date | null ? string | null : ApiKey[K];
+};
+
+export function apiKeyFromJson(row: JsonApiKey): ApiKey {
+  return {
+    ...row,
+    createdAt: utc(row.createdAt),
+    lastUsedAt: utcOrNull(row.lastUsedAt),
+    revokedAt: utcOrNull(row.revokedAt),
+  };
+}
+
 /** A WebhookDelivery as `to_jsonb` writes the row (times as for JsonItem). */
 export type JsonDelivery = {
   [K in keyof WebhookDelivery]: WebhookDelivery[K] extends Date
@@ -284,7 +311,17 @@ export interface CallAnswer {
    */
   addedRow?: JsonItem | null;
   /** addCategories and retireCategory, refused: DUPLICATE_CATEGORY (with the first name `taken`), CATEGORY_NOT_FOUND, CATEGORY_RETIRED. */
-  refusal?: 'DUPLICATE_CATEGORY' | 'CATEGORY_NOT_FOUND' | 'CATEGORY_RETIRED';
+  refusal?:
+    | 'DUPLICATE_CATEGORY'
+    | 'CATEGORY_NOT_FOUND'
+    | 'CATEGORY_RETIRED'
+    | 'PRINCIPAL_NAME_TAKEN'
+    | 'API_KEY_NOT_FOUND'
+    | 'API_KEY_REVOKED';
+  /** keyCreate, refused: the keys already acting as the name, in id order. */
+  sharing?: number[];
+  /** keyCreate and keyRevoke: the key as stored. */
+  key?: JsonApiKey;
   taken?: string | null;
   /** addCategories: the new categories, in the order given. */
   categories?: JsonCategory[];

@@ -3,6 +3,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { ApiKey } from '../db/client.js';
 import { appendEvent } from '../db/event-store.js';
+import { apiKeyFromJson, type CallAnswer } from '../db/write-calls.js';
 import { formatRoles, isRole, isServerName, ROLE_NAMES, type Role } from '../domain/access.js';
 import { DomainError } from '../domain/errors.js';
 import { LIMITS, validateText } from '../domain/validation.js';
@@ -61,17 +62,31 @@ export async function createApiKey(
     );
   }
   const roles = validateRoles(input.roles);
-  return deps.db.write(async (tx, sql) => {
-    const sharing = (await tx.apiKey.findMany({ where: { name }, select: { id: true }, orderBy: { id: 'asc' } })).map((key) => key.id);
-    if (sharing.length > 0 && input.samePrincipal !== true) {
-      throw new DomainError(
-        'PRINCIPAL_NAME_TAKEN',
-        `${sharing.length === 1 ? 'API key' : 'API keys'} ${sharing.join(', ')} already ${sharing.length === 1 ? 'acts' : 'act'} as "${name}": a new key with this name would act as the same principal (its leases, proposals and history). Say so with samePrincipal (--same-principal), or choose another name.`,
-        'name',
-      );
-    }
-    return issue(tx, sql, deps.clock.now(), actor, name, roles, sharing);
+  const nameTaken = (sharing: readonly number[]) =>
+    new DomainError(
+      'PRINCIPAL_NAME_TAKEN',
+      `${sharing.length === 1 ? 'API key' : 'API keys'} ${sharing.join(', ')} already ${sharing.length === 1 ? 'acts' : 'act'} as "${name}": a new key with this name would act as the same principal (its leases, proposals and history). Say so with samePrincipal (--same-principal), or choose another name.`,
+      'name',
+    );
+  const secret = newSecret();
+  // PostgreSQL: one statement under the write lock (leasehold_key_create), not an interactive transaction.
+  const issued = await deps.db.perform<IssuedApiKey | null>({
+    work: async (tx, sql) => {
+      const sharing = (await tx.apiKey.findMany({ where: { name }, select: { id: true }, orderBy: { id: 'asc' } })).map((key) => key.id);
+      if (sharing.length > 0 && input.samePrincipal !== true) throw nameTaken(sharing);
+      return issue(tx, sql, deps.clock.now(), actor, name, roles, secret, sharing);
+    },
+    call: {
+      fields: keyCreateCall(actor, name, roles, secret, { samePrincipal: input.samePrincipal === true, onlyIfNone: false }),
+      clock: deps.clock,
+      answer: (answer) => {
+        if (answer.refusal === 'PRINCIPAL_NAME_TAKEN') throw nameTaken(answer.sharing ?? []);
+        return issuedFrom(answer, secret);
+      },
+    },
   });
+  if (!issued) throw new Error('No key was made.');
+  return issued;
 }
 
 /**
@@ -79,10 +94,46 @@ export async function createApiKey(
  * otherwise null. Atomic, so two servers starting on one new file make one key between them.
  */
 export async function bootstrapAdminKey(deps: ServiceDeps): Promise<IssuedApiKey | null> {
-  return deps.db.write(async (tx, sql) => {
-    if ((await tx.apiKey.count()) > 0) return null;
-    return issue(tx, sql, deps.clock.now(), { name: 'system', authenticated: false }, 'admin', ['ADMIN']);
+  const server = { name: 'system', authenticated: false };
+  const secret = newSecret();
+  return deps.db.perform({
+    work: async (tx, sql) => {
+      if ((await tx.apiKey.count()) > 0) return null;
+      return issue(tx, sql, deps.clock.now(), server, 'admin', ['ADMIN'], secret);
+    },
+    call: {
+      fields: keyCreateCall(server, 'admin', ['ADMIN'], secret, { samePrincipal: false, onlyIfNone: true }),
+      clock: deps.clock,
+      answer: (answer) => {
+        if (answer.none) return null;
+        const issued = issuedFrom(answer, secret);
+        if (!issued) throw new Error('The first key was neither made nor found unneeded.');
+        return issued;
+      },
+    },
   });
+}
+
+/** A new key's secret: 256 random bits after the prefix. */
+function newSecret(): string {
+  return `${API_KEY_PREFIX}${randomBytes(32).toString('base64url')}`;
+}
+
+function keyCreateCall(actor: Actor, name: string, roles: Role[], key: string, flags: { samePrincipal: boolean; onlyIfNone: boolean }) {
+  return {
+    op: 'keyCreate' as const,
+    actor: actor.name,
+    name,
+    roles: formatRoles(roles),
+    keyHash: hashApiKey(key),
+    prefix: key.slice(0, SHOWN_PREFIX_LENGTH),
+    ...flags,
+  };
+}
+
+/** The key a create call made (null: it made none, the database having keys already). */
+function issuedFrom(answer: CallAnswer, key: string): IssuedApiKey | null {
+  return answer.key ? { key, record: apiKeyFromJson(answer.key) } : null;
 }
 
 type WriteArgs = Parameters<Parameters<ServiceDeps['db']['write']>[0]>;
@@ -94,9 +145,9 @@ async function issue(
   actor: Actor,
   name: string,
   roles: Role[],
+  key: string,
   samePrincipalAs: number[] = [],
 ): Promise<IssuedApiKey> {
-  const key = `${API_KEY_PREFIX}${randomBytes(32).toString('base64url')}`;
   const record = await tx.apiKey.create({
     data: {
       name,
@@ -124,19 +175,33 @@ async function issue(
 
 /** Revokes a key at once: requests with it are refused and the connections it opened are closed. */
 export async function revokeApiKey(deps: ServiceDeps, actor: Actor, id: number): Promise<ApiKey> {
-  return deps.db.write(async (tx, sql) => {
-    const now = deps.clock.now();
-    const existing = await tx.apiKey.findUnique({ where: { id } });
-    if (!existing) throw new DomainError('API_KEY_NOT_FOUND', `No API key has id ${id}.`, 'id');
-    if (existing.revokedAt) throw new DomainError('API_KEY_REVOKED', `API key ${id} is already revoked.`, 'id');
-    const revoked = await tx.apiKey.update({ where: { id }, data: { revokedAt: now, revokedBy: actor.name } });
-    await appendEvent(sql, {
-      type: 'API_KEY_REVOKED',
-      actor: actor.name,
-      at: now,
-      details: { keyId: id, name: existing.name },
-    });
-    return revoked;
+  const notFound = () => new DomainError('API_KEY_NOT_FOUND', `No API key has id ${id}.`, 'id');
+  const revokedAlready = () => new DomainError('API_KEY_REVOKED', `API key ${id} is already revoked.`, 'id');
+  // PostgreSQL: one statement under the write lock (leasehold_key_revoke).
+  return deps.db.perform({
+    work: async (tx, sql) => {
+      const now = deps.clock.now();
+      const existing = await tx.apiKey.findUnique({ where: { id } });
+      if (!existing) throw notFound();
+      if (existing.revokedAt) throw revokedAlready();
+      const revoked = await tx.apiKey.update({ where: { id }, data: { revokedAt: now, revokedBy: actor.name } });
+      await appendEvent(sql, {
+        type: 'API_KEY_REVOKED',
+        actor: actor.name,
+        at: now,
+        details: { keyId: id, name: existing.name },
+      });
+      return revoked;
+    },
+    call: {
+      fields: { op: 'keyRevoke', actor: actor.name, id },
+      clock: deps.clock,
+      answer: (answer) => {
+        if (answer.refusal === 'API_KEY_NOT_FOUND') throw notFound();
+        if (answer.refusal === 'API_KEY_REVOKED' || !answer.key) throw revokedAlready();
+        return apiKeyFromJson(answer.key);
+      },
+    },
   });
 }
 

@@ -4,13 +4,13 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WRITE_MODES } from '../../src/config/database-location.js';
-import { type Database, type EventType, openDatabase } from '../../src/db/client.js';
+import { type ApiKey, type Database, type EventType, openDatabase } from '../../src/db/client.js';
 import { DatabaseUnavailableError } from '../../src/db/unavailable.js';
 import { type BatchAnswer, WRITE_BATCH, WRITE_BATCH_SHARDED } from '../../src/db/write-calls.js';
 import { ManualClock } from '../../src/domain/clock.js';
 import { DomainError } from '../../src/domain/errors.js';
 import { createLogger } from '../../src/logger.js';
-import { createApiKey, touchApiKey } from '../../src/services/api-keys.js';
+import { bootstrapAdminKey, createApiKey, revokeApiKey, touchApiKey } from '../../src/services/api-keys.js';
 import { addCategories, retireCategory } from '../../src/services/categories.js';
 import type { Actor, ServiceDeps } from '../../src/services/context.js';
 import { decideItem } from '../../src/services/decisions.js';
@@ -58,6 +58,30 @@ async function script(db: Database): Promise<Outcome[]> {
     }
   };
   const admin = who('admin');
+  // API keys: the first start's key (made once), a name taken, the same principal said, revocations.
+  const keyStep = async (work: () => Promise<{ record: ApiKey } | ApiKey | null>) => {
+    try {
+      const made = await work();
+      const record = made === null ? null : 'record' in made ? made.record : made;
+      outcomes.push({
+        key: record && JSON.parse(JSON.stringify({ ...record, keyHash: record.keyHash.length, prefix: record.prefix.length })),
+      });
+    } catch (error) {
+      if (!(error instanceof DomainError)) throw error;
+      outcomes.push(`${error.code} ${error.field} ${error.message}`);
+    }
+  };
+  await keyStep(() => bootstrapAdminKey(deps));
+  await keyStep(() => bootstrapAdminKey(deps));
+  await keyStep(() => createApiKey(deps, admin, { name: 'team-x', roles: ['REVIEWER', 'PROPOSER'] }));
+  await keyStep(() => createApiKey(deps, admin, { name: 'team-x', roles: ['REVIEWER'] }));
+  await keyStep(() => createApiKey(deps, admin, { name: 'team-x', roles: ['VIEWER'], samePrincipal: true }));
+  await keyStep(() => createApiKey(deps, admin, { name: 'team-x', roles: ['VIEWER'] }));
+  await keyStep(() => createApiKey(deps, admin, { name: 'team-x', roles: ['EXECUTOR'], samePrincipal: true }));
+  await keyStep(() => createApiKey(deps, admin, { name: '"quoted" \\ 迷惑', roles: ['VIEWER'] }));
+  await keyStep(() => revokeApiKey(deps, admin, 3));
+  await keyStep(() => revokeApiKey(deps, admin, 3));
+  await keyStep(() => revokeApiKey(deps, admin, 99));
   await addCategories(deps, admin, ['spam', 'ham', 'old', '迷惑']);
   await retireCategory(deps, admin, 'old');
   // A webhook's cursor, from here on (seen for the first time: it starts at the end of the history).
@@ -253,6 +277,13 @@ describe.each(WRITE_MODES)('write calls (PostgreSQL, PG_WRITE_MODE=%s) against t
       expect(await rows(postgres, 'Event')).toEqual(sqliteEvents);
       expect(await rows(postgres, 'Item')).toEqual(await rows(sqlite, 'Item'));
       expect(await rows(postgres, 'Category')).toEqual(await rows(sqlite, 'Category'));
+      expect(await rows(postgres, 'ApiKey')).toEqual(await rows(sqlite, 'ApiKey'));
+      expect(expected).toContainEqual(expect.stringMatching(/^PRINCIPAL_NAME_TAKEN name API keys 2, 3 already act as "team-x"/));
+      expect(expected).toContainEqual('API_KEY_REVOKED id API key 3 is already revoked.');
+      expect(expected).toContainEqual('API_KEY_NOT_FOUND id No API key has id 99.');
+      expect(expected.slice(0, 2)).toEqual([expect.objectContaining({ key: expect.objectContaining({ name: 'admin' }) }), { key: null }]);
+      expect(sqliteEvents.some((event) => String(event.details).includes('"samePrincipalAs":"2"'))).toBe(true);
+      expect(sqliteEvents.some((event) => String(event.details).includes('"samePrincipalAs":"2,3"'))).toBe(true);
       expect(await rows(postgres, 'WebhookDelivery')).toEqual(await rows(sqlite, 'WebhookDelivery'));
       expect(await rows(postgres, 'WebhookCursor')).toEqual(await rows(sqlite, 'WebhookCursor'));
       // Every webhook outcome was met: deliveries enqueued over more than one step, delivered, retried, failed.
@@ -287,7 +318,7 @@ describe('write calls (PostgreSQL)', () => {
     await database.cleanup();
   });
 
-  it('a batch of them, items added, a key used, the expiry sweep, categories, recorded refusals and webhook deliveries are one statement on the writer connection: nothing else runs while it holds the write lock', async () => {
+  it('a batch of them, items added, a key used, the expiry sweep, categories, recorded refusals, webhook deliveries and keys made and revoked are one statement on the writer connection: nothing else runs while it holds the write lock', async () => {
     const clock = new ManualClock(START + 10 * 3_600_000);
     const deps: ServiceDeps = { db: postgres, clock };
     await addCategories(deps, who('admin'), ['lock']);
@@ -353,6 +384,9 @@ describe('write calls (PostgreSQL)', () => {
       );
       clock.advance(3_600_000);
       await releaseDeliveryClaims(deps, await claimDueDeliveries(deps, [hook.name], 5, 30_000));
+      // A key made and revoked.
+      const { record: made } = await createApiKey(deps, who('admin'), { name: 'made-under-recording', roles: ['VIEWER'] });
+      expect((await revokeApiKey(deps, who('admin'), made.id)).revokedBy).toBe('admin');
     } finally {
       stopRecording();
       stop();
@@ -362,7 +396,7 @@ describe('write calls (PostgreSQL)', () => {
     // Fewer statements than operations: concurrent operations share one.
     expect(sent.length).toBeLessThan(40);
     expect(held.every((hold) => hold.form === 'statement')).toBe(true);
-    expect(held.reduce((sum, hold) => sum + hold.writes, 0)).toBe(12 + 1 + 3 + 24 + 2 + 4 + 7);
+    expect(held.reduce((sum, hold) => sum + hold.writes, 0)).toBe(12 + 1 + 3 + 24 + 2 + 4 + 7 + 2);
   });
 
   /** A trigger that makes the first insert into "Item" from now on take `seconds`, and says how often it ran. */

@@ -33,6 +33,7 @@ export async function rows(
     | 'Event'
     | 'Item'
     | 'Category'
+    | 'ApiKey'
     | 'WebhookDelivery'
     | 'WebhookCursor'
     | 'Proposal'
@@ -51,6 +52,8 @@ export async function rows(
     Object.fromEntries(
       Object.entries(row).map(([key, value]) => {
         if (key === 'leaseTokenHash') return ['leased', value !== null];
+        // A key's secret is random: its hash and shown prefix are compared by length.
+        if (table === 'ApiKey' && (key === 'keyHash' || key === 'prefix')) return [key, String(value).length];
         if (key === 'operationId') return ['operation', value !== null];
         if (key === 'details') return [key, String(value).replace(UUID, '<uuid>')];
         if (value === null) return [key, null];
