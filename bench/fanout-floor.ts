@@ -35,7 +35,7 @@ try {
   const { sequence: start } = await ask<{ sequence: number }>({ kind: 'count' }, 'count');
   await group.mark(start);
   const ran = await ask<{ sequence: number; userMs: number; systemMs: number }>({ kind: 'run', events: EVENTS, rate: RATE }, 'ran');
-  const tally = await group.tally(ran.sequence - start);
+  const tally = await group.tally(ran.sequence - start, ran.sequence);
   const perDelivery = (ms: number) => +((ms * 1000) / Math.max(1, tally.delivered)).toFixed(2);
   console.log(
     JSON.stringify({

@@ -115,7 +115,7 @@ try {
     }
     await Promise.all(sends);
     const end = await settled();
-    const tally = await group.tally(end - start);
+    const tally = await group.tally(end - start, end);
     const perDelivery = (ms: number) => ((ms * 1000) / Math.max(1, tally.delivered)).toFixed(1);
     console.log(
       `fan-out: ${tally.delivered} deliveries (${tally.missing} missing, ${tally.duplicates} duplicate) in ${((Date.now() - began) / 1000).toFixed(1)} s; receipt − occurredAt p50 ${tally.latency.p50} / p99 ${tally.latency.p99} ms; server ${perDelivery(processCpuMs(server.pid) - before)} µs, subscriber processes ${perDelivery(tally.workerCpuMs)} µs per delivery`,

@@ -49,9 +49,14 @@ export interface Tally {
   subscribersOff: number;
   /** Expected deliveries (events × subscribers) minus those received, when positive. */
   missing: number;
-  /** Received beyond the expected, plus payloads that were not above the previous sequence. */
+  /**
+   * Payloads that were not above the previous sequence (a repeat or a reordering), plus any count beyond the
+   * expected that events written after the window cannot explain.
+   */
   duplicates: number;
   delivered: number;
+  /** Deliveries of events written after the window that arrived before the tally. */
+  afterWindow: number;
   latency: { p50: number; p99: number; max: number };
   errors: PoolErrors;
   /** Subscriber processes' CPU from mark to collect (ms). */
@@ -124,8 +129,13 @@ export class SubscriberGroup {
     await Promise.all(this.workers.map((worker) => worker.request({ kind: 'mark', after })));
   }
 
-  /** What each subscriber received since the mark, against `events` events in (mark, last]. */
-  async tally(events: number): Promise<Tally> {
+  /**
+   * What each subscriber received since the mark, against `events` events in (mark, `through`]. Events written
+   * after `through` (a lease lapsing, say) may arrive before the tally: a subscriber whose highest sequence is
+   * above `through` may have up to highest − `through` of them in its count, and only a count beyond that is
+   * a duplicate (a repeat always shows anyway as a sequence not above the previous one).
+   */
+  async tally(events: number, through: number): Promise<Tally> {
     const tallies: ScaleWorkerTally[] = [];
     for (const worker of this.workers) {
       const reply = await worker.request({ kind: 'collect' });
@@ -137,16 +147,21 @@ export class SubscriberGroup {
     let missing = 0;
     let duplicates = 0;
     let delivered = 0;
+    let afterWindow = 0;
     let subscribersOff = 0;
     for (const tally of tallies) {
       for (const key of Object.keys(errors) as (keyof PoolErrors)[]) errors[key] += tally.errors[key];
       duplicates += tally.notIncreasing;
-      for (const count of tally.counts) {
+      tally.counts.forEach((count, subscriber) => {
         delivered += count;
-        if (count !== events) subscribersOff++;
+        const later = Math.max(0, (tally.highest[subscriber] ?? 0) - through);
+        if (count < events || count > events + later) subscribersOff++;
         if (count < events) missing += events - count;
-        else duplicates += count - events;
-      }
+        else {
+          afterWindow += Math.min(later, count - events);
+          duplicates += Math.max(0, count - events - later);
+        }
+      });
       for (const [ms, count] of tally.latencyHistogram) buckets.set(ms, (buckets.get(ms) ?? 0) + count);
     }
     return {
@@ -155,6 +170,7 @@ export class SubscriberGroup {
       missing,
       duplicates,
       delivered,
+      afterWindow,
       latency: histogramSpread(buckets),
       errors,
       workerCpuMs: tallies.reduce((sum, tally) => sum + tally.cpuMs, 0),

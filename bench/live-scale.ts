@@ -402,7 +402,7 @@ async function measureBackend(
     const fanSeconds = (Date.now() - fanStarted) / 1000;
     const fanCpuMs = processCpuMs(server.pid) - cpuBefore;
     const fanLoop = await loop.stop();
-    const fanTally = await group.tally(await store.count(`SELECT count(*) FROM "Event" WHERE "id" > ${start} AND "id" <= ${end}`));
+    const fanTally = await group.tally(await store.count(`SELECT count(*) FROM "Event" WHERE "id" > ${start} AND "id" <= ${end}`), end);
     const fanOut: FanOutFigures = {
       events: options.fanOutEvents,
       seconds: fanSeconds,
@@ -483,7 +483,7 @@ async function measureBackend(
       }
     } else end = backlogEnd;
     const bulkServerCpuMs = processCpuMs(server.pid) - bulkServerCpuBefore;
-    const bulkTally = await group.tally(await store.count(`SELECT count(*) FROM "Event" WHERE "id" > ${start} AND "id" <= ${end}`));
+    const bulkTally = await group.tally(await store.count(`SELECT count(*) FROM "Event" WHERE "id" > ${start} AND "id" <= ${end}`), end);
     await stats.close();
     const bulk: BulkFigures = {
       items: bulkItems,
@@ -540,7 +540,7 @@ async function measureBackend(
         `SELECT count(*) FROM "Event" WHERE "id" > ${start} AND "id" <= ${reached} AND "actor" = 'bench-import'`,
       );
       // The subscribers are far behind when the import ends (a million events to each): what arrived by then is tallied.
-      const importTally = await group.tally(last - start);
+      const importTally = await group.tally(last - start, last);
       await importStats.close();
       imported = {
         items: options.importItems,
@@ -559,7 +559,7 @@ async function measureBackend(
       importCheck = {
         label: `${where}: import: the command succeeded; no subscriber cut off, no event twice or out of order`,
         ok: run.code === 0 && importEvents === options.importItems && importTally.duplicates === 0 && errorCount === 0,
-        detail: `exit code ${run.code}, ${int(importEvents)} ITEM_ADDED events; ${int(importTally.delivered)} deliveries had arrived; ${importTally.duplicates} duplicate or out of order; subscriber errors ${JSON.stringify(importTally.errors)}${run.code === 0 ? '' : `; output: ${run.output}`}`,
+        detail: `exit code ${run.code}, ${int(importEvents)} ITEM_ADDED events; ${int(importTally.delivered)} deliveries had arrived (${int(importTally.afterWindow)} of events written after it); ${importTally.duplicates} duplicate or out of order; subscriber errors ${JSON.stringify(importTally.errors)}${run.code === 0 ? '' : `; output: ${run.output}`}`,
       };
       log(
         `    imported in ${run.seconds.toFixed(1)} s; the slowest subscriber had ${int(slowestHad)} of its ${int(importEvents)} events by then; ${imported.statsUpdatesPerSecond.toFixed(1)} queueStats updates/s; ${imported.cyclesPerSecond.toFixed(1)} cycles/s meanwhile`,
