@@ -10,6 +10,7 @@ const require = createRequire(import.meta.url);
  */
 export const SQLITE_ONLY = [
   'test/db/pragmas.test.ts',
+  'test/db/checkpoints.test.ts',
   'test/db/shared-connection.test.ts',
   'test/db/migrations.test.ts',
   // Seed A's command line works on SQLite files; only its `keys` command also takes a PostgreSQL URL.

@@ -29,6 +29,9 @@ async function main(): Promise<void> {
     unavailableWaitMs: config.unavailableWaitMs,
     connectTimeoutMs: config.connectTimeoutMs,
     synchronous: config.synchronous,
+    // SQLite: WAL checkpoints on a worker thread, never inside a commit on the event loop (checkpointer.ts).
+    checkpoints: 'background',
+    logger,
   });
   // Several instances on PostgreSQL share one clock: the database server's. On SQLite the processes on
   // one file share the machine's, floored so none stamps a change before one already recorded.

@@ -6,6 +6,7 @@ import type pg from 'pg';
 import type { DatabaseLocation, WriteMode } from '../config/database-location.js';
 import type { Clock } from '../domain/clock.js';
 import { type Prisma, PrismaClient } from '../generated/prisma/client.js';
+import { BackgroundCheckpointer, type CheckpointResult, INLINE_AUTOCHECKPOINT_PAGES } from './checkpointer.js';
 import { type EventTail, SqliteEventTail } from './event-tail.js';
 import { type BatchRunner, type CallRunner, GroupCommit, type LockWait } from './group-commit.js';
 import { migrateDatabase } from './migrate.js';
@@ -100,6 +101,14 @@ export interface DatabaseOptions {
   connectTimeoutMs?: number;
   /** PostgreSQL: PG_WRITE_MODE (default `serialized`). */
   writeMode?: WriteMode;
+  /**
+   * SQLite: who copies the WAL into the database file. `inline` (the default, SQLite's own): the writer, inside the
+   * commit that takes the WAL past 1,000 pages. `background` (the server): a worker thread, so the event loop never
+   * waits for it (checkpointer.ts).
+   */
+  checkpoints?: 'inline' | 'background';
+  /** Told when the background checkpoints stop and the writer checkpoints for itself again. */
+  logger?: { warn(details: object, message: string): void };
 }
 
 export interface Database {
@@ -147,6 +156,11 @@ export interface Database {
    * cli/import-pace.ts). PostgreSQL: always false; writers there queue on the advisory lock in order.
    */
   othersCommitted(): boolean;
+  /**
+   * SQLite with `checkpoints: 'background'`: calls `listener` with the result of each checkpoint the worker ran
+   * (see checkpointer.ts); returns its removal. Otherwise never calls it.
+   */
+  onCheckpoint(listener: (result: CheckpointResult) => void): () => void;
   close(): Promise<void>;
 }
 
@@ -193,6 +207,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
 async function openSqlite(file: string, options: DatabaseOptions): Promise<Database> {
   const busyTimeoutMs = options.busyTimeoutMs ?? 10_000;
   migrateDatabase(file, { busyTimeoutMs });
+  const background = options.checkpoints === 'background';
 
   const statements = new WriterStatements();
   const writer = new PrismaClient({
@@ -202,7 +217,11 @@ async function openSqlite(file: string, options: DatabaseOptions): Promise<Datab
       busyTimeoutMs,
       busyTimeoutAfterConnectMs: 0,
       readonly: false,
-      pragmas: ['PRAGMA foreign_keys = ON', `PRAGMA synchronous = ${options.synchronous ?? 'NORMAL'}`],
+      pragmas: [
+        'PRAGMA foreign_keys = ON',
+        `PRAGMA synchronous = ${options.synchronous ?? 'NORMAL'}`,
+        ...(background ? ['PRAGMA wal_autocheckpoint = 0'] : []),
+      ],
       onConnect: (prepare, connection) => statements.attach(prepare, connection),
     }),
   });
@@ -211,12 +230,20 @@ async function openSqlite(file: string, options: DatabaseOptions): Promise<Datab
   });
   // Open both connections now, so a broken file fails at start-up rather than on the first request.
   await Promise.all([writer.$connect(), reader.$connect()]);
+  const checkpointer = background
+    ? new BackgroundCheckpointer(file, {
+        onLost: (error) => {
+          statements.setAutocheckpoint(INLINE_AUTOCHECKPOINT_PAGES);
+          options.logger?.warn({ err: error }, 'background WAL checkpoints stopped: the writer checkpoints for itself again');
+        },
+      })
+    : null;
 
   const maxWait = options.maxWaitMs ?? 15_000;
   let lastDataVersion = statements.dataVersion();
   const lockedListeners = new Set<(lastEventAt: Date | null) => void>();
   const holds = new LockHolds();
-  return assemble({ dialect: 'sqlite', file }, writer, reader, holds, {
+  const db = assemble({ dialect: 'sqlite', file }, writer, reader, holds, {
     onWriteLocked(listener) {
       lockedListeners.add(listener);
       return () => lockedListeners.delete(listener);
@@ -239,6 +266,7 @@ async function openSqlite(file: string, options: DatabaseOptions): Promise<Datab
           { maxWait, timeout: maxWait + busyTimeoutMs },
         );
         if (lockedAt !== null) holds.record((performance.now() - lockedAt) / 1000, 'transaction', outcomes.length);
+        checkpointer?.wake();
         return outcomes;
       } catch (error) {
         // Nothing of a failed batch stays: the next attempt, or the next batch, starts clean.
@@ -248,6 +276,9 @@ async function openSqlite(file: string, options: DatabaseOptions): Promise<Datab
     },
     openTail: async () => new SqliteEventTail(file, busyTimeoutMs),
     lockWait: sqliteLockWait(busyTimeoutMs),
+    // After the writer and reader: the worker's connection, closed last, checkpoints what is left.
+    close: async () => checkpointer?.close(),
+    onCheckpoint: (listener) => checkpointer?.onCheckpoint(listener) ?? (() => {}),
     othersCommitted: () => {
       const version = statements.dataVersion();
       const changed = version !== null && lastDataVersion !== null && version !== lastDataVersion;
@@ -255,6 +286,9 @@ async function openSqlite(file: string, options: DatabaseOptions): Promise<Datab
       return changed;
     },
   });
+  // test/db/checkpoints.test.ts ends the worker as a crash would; nothing else reaches it.
+  if (checkpointer) Object.defineProperty(db, 'checkpointerForTests', { value: checkpointer });
+  return db;
 }
 
 async function openPostgres(location: { dialect: 'postgresql'; url: string }, options: DatabaseOptions): Promise<Database> {
@@ -360,6 +394,7 @@ function assemble(
     onWriteLocked?: Database['onWriteLocked'];
     lockWait?: LockWait;
     othersCommitted?: () => boolean;
+    onCheckpoint?: Database['onCheckpoint'];
   },
 ): Database {
   const commitListeners = new Set<() => void>();
@@ -409,6 +444,7 @@ function assemble(
     // SQLite processes on one machine read one clock: nothing to align.
     onWriteLocked: backend.onWriteLocked ?? (() => () => {}),
     othersCommitted: backend.othersCommitted ?? (() => false),
+    onCheckpoint: backend.onCheckpoint ?? (() => () => {}),
     async close() {
       await Promise.all([writer.$disconnect(), reader.$disconnect()]);
       await backend.close?.();

@@ -153,6 +153,8 @@ export function openLiteDatabase(options: LiteOptions): Database {
       lockedListeners.add(listener);
       return () => lockedListeners.delete(listener);
     },
+    // A command checkpoints inline, as SQLite does by default: it has no event loop to keep free.
+    onCheckpoint: () => () => {},
     othersCommitted: () => {
       const version = dataVersion();
       const changed = version !== lastDataVersion;

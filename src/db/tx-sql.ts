@@ -68,6 +68,11 @@ export class WriterStatements {
    * process, or this process's readers) has committed since it was last read, never for this connection's
    * own commits.
    */
+  /** Sets how many WAL pages a commit of the writer's checkpoints past (0: never; see checkpointer.ts). */
+  setAutocheckpoint(pages: number): void {
+    this.connection?.pragma(`wal_autocheckpoint = ${Math.trunc(pages)}`);
+  }
+
   dataVersion(): number | null {
     if (!this.connection) return null;
     return this.connection.pragma('data_version', { simple: true }) as number;
