@@ -69,7 +69,8 @@ async function open(file: string, engine: Engine): Promise<OpenDatabase> {
   const db =
     engine === 'lite'
       ? (await import('../db/lite.js')).openLiteDatabase(options)
-      : await (await import('../db/client.js')).openDatabase(options);
+      : // A bulk write (import): its WAL checkpoints run on a worker thread, beside the inserts (checkpointer.ts).
+        await (await import('../db/client.js')).openDatabase({ ...options, checkpoints: 'background' });
   // Never stamping a change before one a server (or another command) already recorded on this file.
   return { db, clock: flooredClock(db, systemClock, { maxLiftMs: SQLITE_MAX_LIFT_MS }), close: () => db.close() };
 }
