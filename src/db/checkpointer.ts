@@ -60,7 +60,6 @@ type WorkerMessage = { kind: 'checkpointed'; result: CheckpointResult & { error?
 export interface CheckpointerOptions {
   /** Called when the worker is lost (it failed or exited): the writer must checkpoint for itself again. */
   onLost: (error: Error) => void;
-  intervalMs?: number;
 }
 
 export class BackgroundCheckpointer {
@@ -76,7 +75,7 @@ export class BackgroundCheckpointer {
     const driver = createRequire(import.meta.url).resolve('better-sqlite3');
     const worker = new Worker(WORKER_SOURCE, {
       eval: true,
-      workerData: { file, driver, intervalMs: options.intervalMs ?? CHECKPOINT_INTERVAL_MS },
+      workerData: { file, driver, intervalMs: CHECKPOINT_INTERVAL_MS },
       resourceLimits: { maxOldGenerationSizeMb: 32 },
     });
     // Never what keeps the process alive.
@@ -98,11 +97,6 @@ export class BackgroundCheckpointer {
     worker.on('error', lost);
     worker.on('exit', (code) => lost(new Error(`the checkpoint worker exited with code ${code}`)));
     this.worker = worker;
-  }
-
-  /** True while the worker runs the checkpoints. */
-  get running(): boolean {
-    return this.worker !== null;
   }
 
   /** Something was committed: a checkpoint follows within CHECKPOINT_INTERVAL_MS. */
