@@ -126,7 +126,7 @@ export function createApp(options: AppOptions): App {
     webhooks: config.webhooks ?? [],
     sensitiveFields: config.sensitiveFields ?? NO_SENSITIVE_PATHS,
   });
-  live.feed.observe(webhooks.onEvents);
+  live.feed.observe(webhooks.onEvents, { itemsAdded: webhooks.wantsItemsAdded });
 
   // A revoked key stops working at once, whichever process revoked it, and the connections it opened end.
   live.feed.observe(

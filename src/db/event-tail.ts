@@ -16,6 +16,22 @@ export function eventFromRow(row: EventRow): Event {
   return { ...row, occurredAt: new Date(row.occurredAt), leaseExpiresAt: date(row.leaseExpiresAt) };
 }
 
+/** A page of events as changesAfter hands it over: the ITEM_ADDED events left out. */
+export function withoutItemsAdded(events: Event[], sequence: number): EventPage {
+  return {
+    events: events.filter((event) => event.type !== 'ITEM_ADDED'),
+    through: events.at(-1)?.id ?? sequence,
+    covered: events.length,
+  };
+}
+
+/** Events of one page of the history, the last sequence number that page covers, and how many events it covers. */
+export interface EventPage {
+  events: Event[];
+  through: number;
+  covered: number;
+}
+
 export interface EventTail {
   /**
    * True when someone (any process) may have committed since the last call. Cheap and synchronous:
@@ -30,6 +46,13 @@ export interface EventTail {
    * will not ask for their items (a tail that reads them with the events, PostgreSQL's, then does not).
    */
   eventsAfter(sequence: number, limit: number, withItems?: boolean): Promise<Event[]>;
+  /**
+   * The page `eventsAfter(sequence, limit)` returns, less its ITEM_ADDED events, and the page's last sequence
+   * number (`sequence` when it is empty) and its length with them. A bulk intake makes one ITEM_ADDED event per item, and reading those
+   * rows back was an eighth of an intake's cost; the server's own observers have no use for them (see
+   * EventFeed.observe), so with no subscriber to hand them to they are not read.
+   */
+  changesAfter(sequence: number, limit: number): Promise<EventPage>;
   itemsById(ids: readonly number[]): Promise<Map<number, Item>>;
   /** Counts by status and claim state at `now`, and the creation time of the oldest pending item. */
   queueStats(now: Date): Promise<QueueStatsRow>;
@@ -46,6 +69,8 @@ export class SqliteEventTail implements EventTail {
   private readonly connection: Database.Database;
   private readonly dataVersion: Statement;
   private readonly after: Statement;
+  private readonly pageEnd: Statement;
+  private readonly changesBetween: Statement;
   private readonly lastId: Statement;
   private readonly items: Statement;
   private readonly nextExpiry: Statement;
@@ -57,6 +82,14 @@ export class SqliteEventTail implements EventTail {
     this.connection = new Database(file, { readonly: true, fileMustExist: true, timeout: busyTimeoutMs });
     this.dataVersion = this.connection.prepare('PRAGMA data_version').pluck();
     this.after = this.connection.prepare('SELECT * FROM "Event" WHERE "id" > ? ORDER BY "id" LIMIT ?');
+    // The page's end walks ids alone; then only its rows that are not ITEM_ADDED become objects. Ids are
+    // given in commit order (one writer), so every row up to the end is committed when the end is read.
+    this.pageEnd = this.connection.prepare(
+      'SELECT max("id") AS "through", count(*) AS "covered" FROM (SELECT "id" FROM "Event" WHERE "id" > ? ORDER BY "id" LIMIT ?)',
+    );
+    this.changesBetween = this.connection.prepare(
+      `SELECT * FROM "Event" WHERE "id" > ? AND "id" <= ? AND "type" <> 'ITEM_ADDED' ORDER BY "id"`,
+    );
     this.lastId = this.connection.prepare('SELECT coalesce(max("id"), 0) FROM "Event"').pluck();
     this.items = this.connection.prepare('SELECT * FROM "Item" WHERE "id" IN (SELECT value FROM json_each(?))');
     this.nextExpiry = this.connection.prepare(UNRECORDED_EXPIRIES_SQL);
@@ -91,6 +124,12 @@ export class SqliteEventTail implements EventTail {
 
   async eventsAfter(sequence: number, limit: number): Promise<Event[]> {
     return (this.after.all(sequence, limit) as EventRow[]).map(eventFromRow);
+  }
+
+  async changesAfter(sequence: number, limit: number): Promise<EventPage> {
+    const { through, covered } = this.pageEnd.get(sequence, limit) as { through: number | null; covered: number };
+    if (through === null) return { events: [], through: sequence, covered: 0 };
+    return { events: (this.changesBetween.all(sequence, through) as EventRow[]).map(eventFromRow), through, covered };
   }
 
   async itemsById(ids: readonly number[]): Promise<Map<number, Item>> {
@@ -205,6 +244,7 @@ export function deferredTail(opening: Promise<EventTail>): EventTail & { ready()
     },
     latestSequence: async () => (await opened).latestSequence(),
     eventsAfter: async (sequence, limit, withItems) => (await opened).eventsAfter(sequence, limit, withItems),
+    changesAfter: async (sequence, limit) => (await opened).changesAfter(sequence, limit),
     itemsById: async (ids) => (await opened).itemsById(ids),
     queueStats: async (now) => (await opened).queueStats(now),
     itemByLeaseTokenHash: async (tokenHash) => (await opened).itemByLeaseTokenHash(tokenHash),

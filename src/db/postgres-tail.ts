@@ -7,6 +7,7 @@ import pg from 'pg';
 import { longestLeaseFrom } from '../domain/lease.js';
 import type { Event, Item } from '../generated/prisma/client.js';
 import {
+  type EventPage,
   type EventRow,
   type EventTail,
   eventFromRow,
@@ -16,6 +17,7 @@ import {
   type QueueStatsRow,
   queueStatsFromCounts,
   UNRECORDED_EXPIRIES_SQL,
+  withoutItemsAdded,
 } from './event-tail.js';
 import { date, type ItemRow, toItem } from './item-store.js';
 import { DEFAULT_CONNECT_TIMEOUT_MS } from './migrate-postgres.js';
@@ -189,6 +191,11 @@ export class PostgresEventTail implements EventTail {
     const ids = new Set(events.flatMap((event) => (event.itemId === null ? [] : [event.itemId])));
     this.prefetched = { ids, items: await this.readItems([...ids]) };
     return events;
+  }
+
+  /** Reads the whole page (PostgreSQL's intake is bounded by its writes, not by this read) and leaves ITEM_ADDED out. */
+  async changesAfter(sequence: number, limit: number): Promise<EventPage> {
+    return withoutItemsAdded(await this.eventsAfter(sequence, limit, false), sequence);
   }
 
   /** The items with these ids, from the last `eventsAfter` when it read them all (once), else read now. */

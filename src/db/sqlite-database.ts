@@ -28,6 +28,11 @@ export async function openSqlite(file: string, options: DatabaseOptions): Promis
   const background = options.checkpoints === 'background';
 
   const statements = new WriterStatements();
+  /**
+   * The writer's wal_autocheckpoint, set on every connection Prisma opens for it (a reconnect too): 0 while the
+   * worker checkpoints, SQLite's default once the worker is lost; null: left as SQLite has it.
+   */
+  let autocheckpointPages: number | null = background ? 0 : null;
   const writer = new PrismaClient({
     adapter: sqliteAdapter({
       file,
@@ -35,12 +40,11 @@ export async function openSqlite(file: string, options: DatabaseOptions): Promis
       busyTimeoutMs,
       busyTimeoutAfterConnectMs: 0,
       readonly: false,
-      pragmas: [
-        'PRAGMA foreign_keys = ON',
-        `PRAGMA synchronous = ${options.synchronous ?? 'NORMAL'}`,
-        ...(background ? ['PRAGMA wal_autocheckpoint = 0'] : []),
-      ],
-      onConnect: (prepare, connection) => statements.attach(prepare, connection),
+      pragmas: ['PRAGMA foreign_keys = ON', `PRAGMA synchronous = ${options.synchronous ?? 'NORMAL'}`],
+      onConnect: (prepare, connection) => {
+        statements.attach(prepare, connection);
+        if (autocheckpointPages !== null) statements.setAutocheckpoint(autocheckpointPages);
+      },
     }),
   });
   const reader = new PrismaClient({
@@ -51,7 +55,8 @@ export async function openSqlite(file: string, options: DatabaseOptions): Promis
   const checkpointer = background
     ? new BackgroundCheckpointer(file, {
         onLost: (error) => {
-          statements.setAutocheckpoint(INLINE_AUTOCHECKPOINT_PAGES);
+          autocheckpointPages = INLINE_AUTOCHECKPOINT_PAGES;
+          statements.setAutocheckpoint(autocheckpointPages);
           options.logger?.warn({ err: error }, 'background WAL checkpoints stopped: the writer checkpoints for itself again');
         },
       })
@@ -104,7 +109,8 @@ export async function openSqlite(file: string, options: DatabaseOptions): Promis
       return changed;
     },
   });
-  // test/db/checkpoints.test.ts ends the worker as a crash would; nothing else reaches it.
-  if (checkpointer) Object.defineProperty(db, 'checkpointerForTests', { value: checkpointer });
+  // test/db/checkpoints.test.ts ends the worker as a crash would, and has Prisma open the writer's connection
+  // again; nothing else reaches them.
+  if (checkpointer) Object.defineProperty(db, 'internalsForTests', { value: { checkpointer, writer } });
   return db;
 }

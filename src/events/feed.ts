@@ -13,8 +13,17 @@ export interface FeedEvent extends Event {
 
 export type FeedListener = (events: readonly FeedEvent[]) => void;
 
-/** The server's own followers take the rows alone: none needs the items, read only for subscribers. */
-export type FeedObserver = (events: readonly Event[]) => void;
+/**
+ * The server's own followers take the rows alone (none needs the items, read only for subscribers), and
+ * not the ITEM_ADDED events unless they ask (see EventFeed.observe). `through`: the last sequence number
+ * the page covers, whatever was left out of it.
+ */
+export type FeedObserver = (events: readonly Event[], through: number) => void;
+
+export interface ObserveOptions {
+  /** Hand this observer the ITEM_ADDED events too (one per item of a bulk intake: only a webhook wants them). */
+  itemsAdded?: boolean;
+}
 
 export interface FeedOptions {
   /** How often to look for commits by other processes (PRAGMA data_version costs microseconds). */
@@ -63,7 +72,7 @@ export const LAGGARD_WAIT_MS = 2_000;
 export class EventFeed {
   private readonly listeners = new Set<FeedListener>();
   /** The server's own followers (see observe): each page at once, whole, before the subscribers' fan-out. */
-  private readonly observers = new Set<FeedObserver>();
+  private readonly observers = new Map<FeedObserver, ObserveOptions>();
   private position = 0;
   private timer: NodeJS.Timeout | null = null;
   /** The pass reading and delivering now, if any. */
@@ -140,9 +149,11 @@ export class EventFeed {
    * event, and not to be kept waiting behind a burst's fan-out to a thousand subscribers, which is paced to
    * a third of the loop and can take minutes (a key revoked meanwhile would keep working; a lease claimed
    * meanwhile would have its expiry announced late). Each page goes to them whole, once, before the slices.
+   * They are not handed ITEM_ADDED events unless `options.itemsAdded`: while no subscriber listens and no
+   * observer asks for them, a bulk intake's ITEM_ADDED rows are then never read back (see changesAfter).
    */
-  observe(observer: FeedObserver): () => void {
-    this.observers.add(observer);
+  observe(observer: FeedObserver, options: ObserveOptions = {}): () => void {
+    this.observers.set(observer, options);
     return () => this.observers.delete(observer);
   }
 
@@ -172,14 +183,12 @@ export class EventFeed {
         this.again = false;
         for (;;) {
           if (this.stopped) return;
-          const events = await this.tail.eventsAfter(this.position, batchSize, this.listeners.size > 0);
-          if (events.length === 0) break;
-          this.position = events[events.length - 1]?.id ?? this.position;
-          await this.deliver(events);
+          const covered = this.wantsEveryEvent() ? await this.readAndDeliver(batchSize) : await this.readChanges(batchSize);
+          if (covered === 0) break;
           // Before the next page, let subscribers send what they were just given. A tail whose reads
           // never wait (SQLite's) would otherwise hand a long burst (one big commit, or many while the
           // feed was busy) to every subscriber's buffer at once, and cut off even those that keep up.
-          if (events.length === batchSize) await new Promise<void>((resolve) => setImmediate(resolve));
+          if (covered === batchSize) await new Promise<void>((resolve) => setImmediate(resolve));
         }
       } while (this.again && !this.stopped);
     } catch (error) {
@@ -187,8 +196,44 @@ export class EventFeed {
     }
   }
 
+  /** Whether any listener or observer takes ITEM_ADDED events. */
+  private wantsEveryEvent(): boolean {
+    if (this.listeners.size > 0) return true;
+    for (const options of this.observers.values()) if (options.itemsAdded) return true;
+    return false;
+  }
+
+  /** The next page, whole, to everyone; returns how many events it had. */
+  private async readAndDeliver(batchSize: number): Promise<number> {
+    const events = await this.tail.eventsAfter(this.position, batchSize, this.listeners.size > 0);
+    if (events.length === 0) return 0;
+    this.position = events[events.length - 1]?.id ?? this.position;
+    await this.deliver(events);
+    return events.length;
+  }
+
+  /** The next page less its ITEM_ADDED events, for the observers alone; returns how many events it covered. */
+  private async readChanges(batchSize: number): Promise<number> {
+    const page = await this.tail.changesAfter(this.position, batchSize);
+    if (page.covered === 0) return 0;
+    this.position = page.through;
+    this.observeAll(page.events, page.events, page.through);
+    return page.covered;
+  }
+
+  private observeAll(events: readonly Event[], changes: readonly Event[], through: number): void {
+    for (const [observer, options] of this.observers) {
+      try {
+        observer(options.itemsAdded ? events : changes, through);
+      } catch (error) {
+        this.logger.error({ err: error }, 'event observer failed');
+      }
+    }
+  }
+
   private async deliver(events: Event[]): Promise<void> {
-    this.handOver(events, this.observers);
+    const through = events.at(-1)?.id ?? this.position;
+    this.observeAll(events, events.some(isItemAdded) ? events.filter((event) => !isItemAdded(event)) : events, through);
     // With no subscriber the items are not read at all (a bulk intake nobody watches).
     if (this.listeners.size === 0) return;
     const itemIds = [...new Set(events.flatMap((event) => (event.itemId === null ? [] : [event.itemId])))];
@@ -274,7 +319,7 @@ export class EventFeed {
     return spent;
   }
 
-  private handOver<E extends Event>(events: readonly E[], listeners: Iterable<(events: readonly E[]) => void>): void {
+  private handOver(events: readonly FeedEvent[], listeners: Iterable<FeedListener>): void {
     for (const listener of listeners) {
       try {
         listener(events);
@@ -283,4 +328,8 @@ export class EventFeed {
       }
     }
   }
+}
+
+function isItemAdded(event: Event): boolean {
+  return event.type === 'ITEM_ADDED';
 }

@@ -33,11 +33,9 @@ export class ProposalWaits implements WaitTimesSource {
     this.enqueue(sequence, () => this.reload(sequence));
   }
 
-  /** Feed listener. */
-  onEvents = (events: readonly Event[]): void => {
+  /** Feed observer: `through` is the page's last sequence number, whatever the page held. */
+  onEvents = (events: readonly Event[], through: number): void => {
     const decided = events.filter((event) => DECISIONS.has(event.type) && event.proposalId !== null);
-    const through = events.at(-1)?.id;
-    if (through === undefined) return;
     this.delivered = through;
     if (decided.length === 0 && !this.broken) return;
     this.enqueue(through, async () => {

@@ -83,6 +83,11 @@ export class WebhookDispatcher {
     this.wake();
   }
 
+  /** Whether a webhook wants ITEM_ADDED events (the feed leaves them out of its observers' pages otherwise). */
+  get wantsItemsAdded(): boolean {
+    return this.wanted.has('ITEM_ADDED');
+  }
+
   /** Feed observer: an event some webhook wants, from this process or another. */
   onEvents = (events: readonly Event[]): void => {
     if (events.some((event) => this.wanted.has(event.type))) this.wake();

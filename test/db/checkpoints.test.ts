@@ -50,6 +50,12 @@ describe('WAL checkpoints on a worker thread', () => {
       await addItems({ db, clock }, agent, items);
     }
   };
+  /** What the SQLite database object keeps for this file's tests (a non-enumerable property). */
+  interface Internals {
+    checkpointer: { kill(): Promise<void> };
+    writer: { $disconnect(): Promise<void> };
+  }
+
   it('the writer never checkpoints; the worker copies every commit into the database file soon after it', async () => {
     const file = fresh();
     const db = await open(file, 'background');
@@ -84,12 +90,23 @@ describe('WAL checkpoints on a worker thread', () => {
     const db = await open(fresh(), 'background', warnings);
     await add(db, 1, 'before');
     // Reach the worker through the one thing the database exposes: a crash is a terminate() from outside.
-    const checkpointer = (db as unknown as { checkpointerForTests?: { kill(): Promise<void> } }).checkpointerForTests;
-    expect(checkpointer).toBeDefined();
-    await checkpointer?.kill();
+    const internals = (db as unknown as { internalsForTests?: Internals }).internalsForTests;
+    expect(internals).toBeDefined();
+    await internals?.checkpointer.kill();
     await expect.poll(() => warnings).toEqual(['background WAL checkpoints stopped: the writer checkpoints for itself again']);
     expect(await writerAutocheckpoint(db)).toBe(1000);
     await add(db, 2, 'after');
+    // A connection Prisma opens for the writer afterwards keeps checkpointing for itself.
+    await internals?.writer.$disconnect();
+    expect(await writerAutocheckpoint(db)).toBe(1000);
+    await add(db, 1, 'reconnected');
+  });
+
+  it('a connection Prisma opens again for the writer still leaves the checkpoints to the worker', async () => {
+    const db = await open(fresh(), 'background');
+    const internals = (db as unknown as { internalsForTests?: Internals }).internalsForTests;
+    await internals?.writer.$disconnect();
+    expect(await writerAutocheckpoint(db)).toBe(0);
   });
 
   it('by default (commands, tests in one process) the writer checkpoints as SQLite does, with no worker', async () => {

@@ -222,6 +222,28 @@ describe('outbound webhooks', () => {
     ]);
   });
 
+  it('sends a webhook that wants ITEM_ADDED every item of a bulk intake (the feed hands those events to no other observer)', async () => {
+    const items = await receiver();
+    const server = await start(await database(), [hook(items.url, ['ITEM_ADDED'], 'items')]);
+    await addCategories(server, ['alpha']);
+    const { errors } = await server.ask(
+      'PROPOSER',
+      'mutation($items: [AddItemInput!]!) { addItems(input: { items: $items }) { __typename } }',
+      {
+        items: Array.from({ length: 30 }, (_, index) => ({
+          batchId: 'hooked',
+          recordId: `r${index}`,
+          proposedCategory: 'alpha',
+          reason: 'why',
+        })),
+      },
+    );
+    expect(errors).toBeUndefined();
+    await server.settle();
+    expect(items.received.map((entry) => entry.json.event.type)).toEqual(Array(30).fill('ITEM_ADDED'));
+    expect((await deliveries(server)).map((row) => row.status)).toEqual(Array(30).fill('DELIVERED'));
+  });
+
   it('retries a failing receiver at 10 s, 20 s, 40 s (plus up to 20 % jitter) on the clock, then delivers the same delivery id', async () => {
     let failures = 3;
     const ops = await receiver(() => (failures-- > 0 ? 500 : 200));

@@ -83,9 +83,13 @@ describe(`the feed spreads a costly page over turns of the event loop (${BACKEND
       busy(perEventMs * events.length);
       slices.push({ ids: events.map((event) => event.id), turn: loop.turns, writesBefore: writes, looksBefore: looks });
     });
-    feed.observe((events) => {
-      observed.push({ ids: events.map((event) => event.id), slicesBefore: slices.length });
-    });
+    // The bursts are ITEM_ADDED events, which an observer is handed only when it asks.
+    feed.observe(
+      (events) => {
+        observed.push({ ids: events.map((event) => event.id), slicesBefore: slices.length });
+      },
+      { itemsAdded: true },
+    );
     try {
       let start = feed.sequence;
       let wallMs = 0;

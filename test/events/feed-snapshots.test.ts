@@ -1,6 +1,7 @@
 // The feed reads the items its events concern only for subscribers (their events carry the item as a
 // snapshot); the server's own followers (announcers, metrics, webhooks, key revocations) take the rows
-// alone. A bulk intake nobody watches therefore costs one read of its events, not a second of its items.
+// alone. A bulk intake nobody watches therefore costs one read of its events, not a second of its items
+// (and, unless an observer asks for ITEM_ADDED events, not even that: feed-observers.test.ts).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Database, type Event, openDatabase } from '../../src/db/client.js';
 import { deferredTail, type EventTail } from '../../src/db/event-tail.js';
@@ -69,9 +70,9 @@ describe(`the feed reads items only for subscribers (${BACKEND})`, () => {
     await database?.cleanup();
   });
 
-  it('hands an observer every row without reading an item', async () => {
+  it('hands an observer that asks for ITEM_ADDED every row without reading an item', async () => {
     const observed: Event[] = [];
-    const stop = feed.observe((events) => observed.push(...events));
+    const stop = feed.observe((events) => observed.push(...events), { itemsAdded: true });
     try {
       const outcomes = await add(25);
       await feed.catchUp();
@@ -92,7 +93,7 @@ describe(`the feed reads items only for subscribers (${BACKEND})`, () => {
     const delivered: FeedEvent[] = [];
     const observed: Event[] = [];
     const unlisten = feed.listen((events) => delivered.push(...events));
-    const stop = feed.observe((events) => observed.push(...events));
+    const stop = feed.observe((events) => observed.push(...events), { itemsAdded: true });
     try {
       const outcomes = await add(3);
       await feed.catchUp();
