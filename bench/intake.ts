@@ -96,7 +96,16 @@ export interface ImportMeasurement {
   /** Its exit code and the end of what it printed (its summary, or its error). */
   code: number | null;
   output: string;
+  /**
+   * A second import of IMPORT_PROBE_ITEMS (one chunk) into the same database, timed the same way: almost all of it
+   * is the process's start (Node, the modules, the migration check). `afterStartItemsPerSecond` is the rate past
+   * that: (items − probe items) ÷ (seconds − probe seconds).
+   */
+  probeSeconds: number;
+  afterStartItemsPerSecond: number;
 }
+
+const IMPORT_PROBE_ITEMS = 500;
 
 /** `leasehold import` of `items` items (chunks of 500, the default) into `store`, a fresh database with the category. */
 export async function measureImport(store: IntakeStore, backend: Backend, items: number): Promise<ImportMeasurement> {
@@ -112,17 +121,24 @@ export async function measureImport(store: IntakeStore, backend: Backend, items:
     await writeImportFile(file, items, CATEGORY, 'import');
     const target = 'databaseFile' in store.server ? store.server.databaseFile : store.server.databaseUrl;
     const run = await runImport(target, file, 'NORMAL');
+    const stored = {
+      items: await store.count('SELECT count(*) FROM "Item"'),
+      events: await store.count(`SELECT count(*) FROM "Event" WHERE "type" = 'ITEM_ADDED'`),
+    };
+    const probeFile = path.join(dir, 'probe.jsonl');
+    await writeImportFile(probeFile, IMPORT_PROBE_ITEMS, CATEGORY, 'probe');
+    const probe = await runImport(target, probeFile, 'NORMAL');
+    if (probe.code !== 0) throw new Error(`the start-up probe import failed: ${probe.output.slice(-300)}`);
     return {
       backend,
       items,
       seconds: run.seconds,
       itemsPerSecond: items / run.seconds,
-      stored: {
-        items: await store.count('SELECT count(*) FROM "Item"'),
-        events: await store.count(`SELECT count(*) FROM "Event" WHERE "type" = 'ITEM_ADDED'`),
-      },
+      stored,
       code: run.code,
       output: run.output,
+      probeSeconds: probe.seconds,
+      afterStartItemsPerSecond: (items - IMPORT_PROBE_ITEMS) / (run.seconds - probe.seconds),
     };
   } finally {
     rmSync(dir, { recursive: true, force: true });
