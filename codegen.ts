@@ -34,8 +34,8 @@ const config: CodegenConfig = {
       config: { scalars, enumsAsTypes: true, useTypeImports: true, emitLegacyCommonJSImports: false, documentMode: 'string' },
     },
     // The browser bundle sends query strings: 'string' documents need no graphql-js at run time.
-    'web/dashboard/gql/': {
-      documents: ['web/dashboard/**/*.ts', '!web/dashboard/gql/**'],
+    'web/gql/': {
+      documents: ['web/**/*.ts', '!web/gql/**'],
       preset: 'client',
       // persisted-documents.json: the dashboard's trusted documents by hash (PERSISTED_OPERATIONS, docs/clients.md).
       presetConfig: { fragmentMasking: false, persistedDocuments: true },

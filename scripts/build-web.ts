@@ -1,6 +1,6 @@
 // Builds the web pages (web/<page>/) into dist/web/<page>/: one esbuild bundle per page, its stylesheet (with the
 // pages' shared base, web/shared/base.css) and its HTML. Run by `npm run build` and on install; src/web-pages.ts
-// serves the results at /dashboard and /review.
+// serves the results at /<page>.
 import { copyFile, mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';

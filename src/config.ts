@@ -12,7 +12,7 @@ import type { Policies } from './domain/proposal.js';
 import type { ProposalRules } from './domain/proposal-rules.js';
 
 /** The dashboard's trusted documents, written by `npm run codegen` next to its typed documents (the same path from src/ and dist/). */
-const DASHBOARD_MANIFEST = fileURLToPath(new URL('../web/dashboard/gql/persisted-documents.json', import.meta.url));
+const DASHBOARD_MANIFEST = fileURLToPath(new URL('../web/gql/persisted-documents.json', import.meta.url));
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 

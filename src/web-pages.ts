@@ -49,11 +49,7 @@ const persistedMeta = (mode: string) => `<meta name="leasehold-persisted-operati
  * Serves the pages without a credential, like GraphiQL's page: they hold no data, and every API call
  * they make carries the key the user enters.
  */
-export function webPages(
-  logger: Logger,
-  directory = WEB_DIRECTORY,
-  persistedOperations: 'off' | 'allow' | 'require' = 'off',
-): Plugin {
+export function webPages(logger: Logger, directory = WEB_DIRECTORY, persistedOperations: 'off' | 'allow' | 'require' = 'off'): Plugin {
   return {
     async onRequest({ request, url, endResponse, fetchAPI }) {
       const page = url.pathname.slice(1, -1);

@@ -9,7 +9,6 @@ import { authentication, mutationAuthorization, mutationRateLimit } from '../aut
 import { RateLimiter } from '../auth/rate-limit.js';
 import { REFUSAL_RATE_LIMIT, refusalRateLimit } from '../auth/refusal-limit.js';
 import type { Config } from '../config.js';
-import { dashboard } from '../dashboard.js';
 import type { Database } from '../db/client.js';
 import type { WriteHealth } from '../db/write-health.js';
 import type { Principal } from '../domain/access.js';
@@ -28,6 +27,7 @@ import { TUTORIAL_DOCUMENT } from '../graphql/tutorial.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
 import { REFUSAL_WINDOW, RefusalLog } from '../services/refusals.js';
+import { webPages } from '../web-pages.js';
 import { type BodyChecks, offThreadBodyChecks } from './body-checks.js';
 import { clientErrors } from './client-errors.js';
 import { crossOrigin } from './cors.js';
@@ -124,7 +124,7 @@ export function createGraphQLYoga(options: GraphQLYogaOptions): GraphQLYoga {
     plugins: [
       requestIds(logger, ids),
       crossOrigin(config.corsOrigins ?? []),
-      dashboard(logger, undefined, options.persisted?.mode),
+      webPages(logger, undefined, options.persisted?.mode),
       landingPage({ graphiql: config.graphiql }),
       authentication({
         authenticator,

@@ -8,7 +8,7 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildDashboard } from '../../scripts/build-dashboard.js';
+import { buildWeb } from '../../scripts/build-web.js';
 import { loadConfig } from '../../src/config.js';
 import { loadManifests } from '../../src/http/persisted-operations.js';
 import { tempDir } from '../cli/support.js';
@@ -194,7 +194,7 @@ describe('the dashboard under PERSISTED_OPERATIONS=require', () => {
   let browser: Browser;
   let database: TestDatabase;
   beforeAll(async () => {
-    await buildDashboard();
+    await buildWeb();
     browser = await launchChromium();
     database = await testDatabase();
   });

@@ -3,7 +3,7 @@
 // and a claim made while it loads, and others after, appear.
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildDashboard } from '../../scripts/build-dashboard.js';
+import { buildWeb } from '../../scripts/build-web.js';
 import { ask, type Caller, launchChromium, signIn, waitForText, watchForErrors } from '../support/dashboard-browser.js';
 import { type TestDatabase, testDatabase } from '../support/database.js';
 import { createKeys, type KeyHolder, type StartedServer, startServerProcess } from '../support/process.js';
@@ -46,7 +46,7 @@ describe(`the dashboard on a queue of ${ITEMS.toLocaleString('en-US')} items`, (
   let problems: string[];
 
   beforeAll(async () => {
-    await buildDashboard();
+    await buildWeb();
     browser = await launchChromium();
     database = await testDatabase();
     if (database.location.dialect !== 'sqlite') throw new Error('this file seeds a SQLite file (vitest.config.ts: SQLITE_ONLY)');

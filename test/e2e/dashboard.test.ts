@@ -6,7 +6,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildDashboard } from '../../scripts/build-dashboard.js';
+import { buildWeb } from '../../scripts/build-web.js';
 import { systemClock } from '../../src/domain/clock.js';
 import { addItem } from '../../src/services/items.js';
 import { ask, type Caller, launchChromium, signIn, waitForText, watchForErrors } from '../support/dashboard-browser.js';
@@ -20,7 +20,7 @@ let browser: Browser;
 
 beforeAll(async () => {
   // The page under test is the current source, whatever an earlier `npm run build` left in dist/.
-  await buildDashboard();
+  await buildWeb();
   browser = await launchChromium();
 });
 

@@ -1,9 +1,10 @@
 // The chart panel's data: the last hour of decisions and lease expiries, paged back from history and then
 // followed live, kept to the window and redrawn (by chart.ts) on each event and each new 5-minute bucket.
+
+import type { DashboardChartHistoryQuery, EventType } from '../gql/graphql.js';
+import { byId } from '../shared/dom.js';
 import { bucketize, bucketOf, CHART_WINDOW_MS, type ChartEventType, renderChart } from './chart.js';
 import { ChartHistoryQuery, EventsSubscription } from './documents.js';
-import { byId } from './dom.js';
-import type { DashboardChartHistoryQuery, EventType } from './gql/graphql.js';
 import type { View } from './view.js';
 
 /** At most this many pages of history for the chart (100 events each). */

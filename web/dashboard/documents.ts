@@ -1,5 +1,5 @@
 // The dashboard's GraphQL operations, typed by codegen (npm run codegen writes ./gql/ from these).
-import { graphql } from './gql/index.js';
+import { graphql } from '../gql/index.js';
 
 export const ViewerQuery = graphql(`
   query DashboardViewer {

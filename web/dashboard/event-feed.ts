@@ -1,9 +1,10 @@
 // The event feed: the last events (of the filtered batch), newest first, followed live without a gap across
 // reconnections, and summarised to screen readers at most every 15 s.
+
+import type { DashboardEventsSubscription } from '../gql/graphql.js';
+import { byId, el } from '../shared/dom.js';
 import { EventsSubscription } from './documents.js';
-import { byId, el } from './dom.js';
 import { eventLabel, formatTime, titleCase } from './format.js';
-import type { DashboardEventsSubscription } from './gql/graphql.js';
 import type { View } from './view.js';
 
 /** How many past events the feed starts with. */

@@ -1,6 +1,7 @@
 // The items and feed filters (batch, status): kept in the address and shown in the filter form.
-import { byId } from './dom.js';
-import type { ItemStatus } from './gql/graphql.js';
+
+import type { ItemStatus } from '../gql/graphql.js';
+import { byId } from '../shared/dom.js';
 
 const STATUSES: readonly ItemStatus[] = ['PENDING', 'ACCEPTED', 'CORRECTED', 'REJECTED'];
 

@@ -1,9 +1,10 @@
 // The items table: loads the items the filters select, reloads them as the queue changes (at most once a
 // second), and counts each active lease down on the server's clock.
+
+import type { DashboardItemsQuery } from '../gql/graphql.js';
+import { byId, el } from '../shared/dom.js';
 import { ItemsQuery } from './documents.js';
-import { byId, el } from './dom.js';
 import { formatCountdown, titleCase } from './format.js';
-import type { DashboardItemsQuery } from './gql/graphql.js';
 import type { View } from './view.js';
 
 const ITEMS_PAGE = 100;

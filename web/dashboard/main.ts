@@ -1,8 +1,13 @@
-// The dashboard page's entry point (bundled by scripts/build-dashboard.ts): wires the sign-in form and the
-// filters, then signs in with the key this tab kept or asks for one.
+// The dashboard page's entry point (bundled by scripts/build-web.ts): wires the filters, then signs in with the
+// key this tab kept or asks for one.
+import { startSignIn } from '../shared/sign-in.js';
 import { onFiltersSubmitted } from './filters.js';
-import { currentSession, listenForSignIn, resumeSignIn } from './sign-in.js';
+import { Session } from './session.js';
 
-listenForSignIn();
-onFiltersSubmitted((filters) => currentSession()?.applyFilters(filters));
-resumeSignIn();
+const signIn = startSignIn({
+  storageKey: 'leasehold.dashboard.apiKey',
+  viewId: 'dashboard',
+  focusId: 'dashboard-title',
+  open: (key, refused) => new Session(key, refused),
+});
+onFiltersSubmitted((filters) => signIn.current()?.applyFilters(filters));

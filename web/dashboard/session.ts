@@ -1,15 +1,16 @@
 // One signed-in view of the queue: opens the API with the key, starts the counts, chart, items table and feed
 // together, follows the connection (catching up after a drop), and stop() ends every request, subscription and
 // timer they started.
-import { Api, type ConnectionState, RefusedError } from './api.js';
+import { Api, type ConnectionState, RefusedError } from '../shared/api.js';
+import { showConnection } from '../shared/connection-status.js';
+import { byId } from '../shared/dom.js';
+import { ServerClock } from '../shared/server-clock.js';
+import type { SignedInView } from '../shared/sign-in.js';
 import { ChartPanel } from './chart-panel.js';
-import { showConnection } from './connection-status.js';
 import { LatestEventQuery, ViewerQuery } from './documents.js';
-import { byId } from './dom.js';
 import { EventFeed } from './event-feed.js';
 import { type Filters, filtersFromAddress, showFilters, writeFiltersToAddress } from './filters.js';
 import { ItemsTable } from './items-table.js';
-import { ServerClock } from './server-clock.js';
 import { StatsPanel } from './stats-panel.js';
 import type { View } from './view.js';
 
@@ -20,7 +21,7 @@ const PERSISTED_OPERATIONS =
 
 const problemBox = byId('problem');
 
-export class Session implements View {
+export class Session implements View, SignedInView {
   readonly clock = new ServerClock();
   readonly api: Api;
   private readonly stats = new StatsPanel(this);

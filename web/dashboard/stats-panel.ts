@@ -1,8 +1,9 @@
 // The "Whole queue" panel: the queueStats subscription's counts, and the oldest pending item's age on the server's clock.
+
+import type { DashboardStatsSubscription } from '../gql/graphql.js';
+import { byId } from '../shared/dom.js';
 import { StatsSubscription } from './documents.js';
-import { byId } from './dom.js';
 import { formatAge, formatTime } from './format.js';
-import type { DashboardStatsSubscription } from './gql/graphql.js';
 import type { View } from './view.js';
 
 type Stats = DashboardStatsSubscription['queueStats'];

@@ -1,8 +1,8 @@
 // What the parts of one signed-in view (counts, chart, items table, event feed) share: the API, the server's
 // clock, the filters, the view's life, and one place to report what went wrong. Session provides it.
-import type { Api } from './api.js';
+import type { Api } from '../shared/api.js';
+import type { ServerClock } from '../shared/server-clock.js';
 import type { Filters } from './filters.js';
-import type { ServerClock } from './server-clock.js';
 
 export interface View {
   readonly api: Api;

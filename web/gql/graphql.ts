@@ -15,6 +15,108 @@ export type ClaimState =
   /** Pending and nobody holds a lease. */
   | 'UNCLAIMED';
 
+/** The outcome a reviewer records. */
+export type Decision =
+  /** Keep the proposed category. Takes no category. */
+  | 'ACCEPTED'
+  /** Replace it with another allowed category, given in `category`. */
+  | 'CORRECTED'
+  /** Reject the proposal; no final category. Takes no category. */
+  | 'REJECTED';
+
+/** Why an operation was refused. The first codes keep seed A’s names and meanings. */
+export type ErrorCode =
+  /** This principal has already approved this revision; approvals must come from distinct reviewers. */
+  | 'ALREADY_APPROVED'
+  /** No API key has this id. */
+  | 'API_KEY_NOT_FOUND'
+  /** The API key is already revoked. */
+  | 'API_KEY_REVOKED'
+  /** An attempt is already running under this lease; report its result before starting another. */
+  | 'ATTEMPT_IN_PROGRESS'
+  /** Start an execution attempt (with the current fingerprint) before reporting its result. */
+  | 'ATTEMPT_NOT_STARTED'
+  /** No category has this name. */
+  | 'CATEGORY_NOT_FOUND'
+  /** A CORRECTED decision needs a category. */
+  | 'CATEGORY_REQUIRED'
+  /** The category is retired: it stays on old items but cannot be used again. */
+  | 'CATEGORY_RETIRED'
+  /** A CORRECTED decision must name a category different from the proposal. */
+  | 'CATEGORY_UNCHANGED'
+  /** The item was claimed by someone else while this claim ran. */
+  | 'CLAIM_CONFLICT'
+  /** The token is still recorded but its lease has lapsed. */
+  | 'CLAIM_EXPIRED'
+  /** No pending item holds this token: never issued, released, decided, or replaced by a re-claim. */
+  | 'CLAIM_NOT_FOUND'
+  /** The proposal’s deadline has passed. */
+  | 'DEADLINE_PASSED'
+  /** The item changed while this decision ran. */
+  | 'DECISION_CONFLICT'
+  /** The category already exists, or is listed twice. */
+  | 'DUPLICATE_CATEGORY'
+  /** An item with this (batchId, recordId) already exists. */
+  | 'DUPLICATE_ITEM'
+  /** The risk level’s policy requires the executor to differ from the approvers. */
+  | 'EXECUTOR_IS_APPROVER'
+  /** The principal lacks a role this operation needs. */
+  | 'FORBIDDEN'
+  /** An argument is outside its documented range. */
+  | 'INVALID_ARGUMENT'
+  /** The value is not valid JSON of the expected shape, or is too large. */
+  | 'INVALID_JSON'
+  /** The roles must be a non-empty list of role names (the Role enum: ADMIN, PROPOSER, REVIEWER, EXECUTOR, RECONCILER, …). */
+  | 'INVALID_ROLE'
+  /** Text input is empty, too long, padded with whitespace or contains control characters. */
+  | 'INVALID_TEXT'
+  /** The lease token is not 20–200 characters of A–Z, a–z, 0–9, "-" or "_". */
+  | 'INVALID_TOKEN'
+  /** No item has this id or (batchId, recordId). */
+  | 'ITEM_NOT_FOUND'
+  /** leaseSeconds must be a whole number from 30 to 3600. */
+  | 'LEASE_OUT_OF_RANGE'
+  /** The lease is held by another principal: only its holder may renew, release or decide it. */
+  | 'NOT_LEASE_HOLDER'
+  /** Only the proposer (or an admin) may do this. */
+  | 'NOT_PROPOSER'
+  /** This principal may not report this target system’s state (TARGET_STATE_REPORTERS names who may; EXECUTORs for systems not named). */
+  | 'NOT_TARGET_STATE_REPORTER'
+  /** A new revision must follow the previous one, which must have ended in CHANGES_REQUESTED, STALE, EXPIRED or FAILED. */
+  | 'PREVIOUS_REVISION_INVALID'
+  /** Another API key already acts as a principal of this name: say it is the same principal (samePrincipal), or choose another name. */
+  | 'PRINCIPAL_NAME_TAKEN'
+  /** A proposal with this (batchId, recordId, revision) exists with different content. */
+  | 'PROPOSAL_CONFLICT'
+  /** No action proposal has this id. */
+  | 'PROPOSAL_NOT_FOUND'
+  /** The proposal’s current state does not allow this operation. */
+  | 'PROPOSAL_STATE_CONFLICT'
+  /** Too many changes from this principal; retry after the time given. */
+  | 'RATE_LIMITED'
+  /** The server records its own changes under this name (system, cli, cli:<user>): no principal may take it; choose another name. */
+  | 'RESERVED_NAME'
+  /** The revision (or fingerprint) named is not the one under review. */
+  | 'REVISION_MISMATCH'
+  /** The risk level is below the floor configured for the action (PROPOSAL_ACTIONS) or below the previous revision’s risk level. */
+  | 'RISK_BELOW_MINIMUM'
+  /** A proposer may not approve, review or execute its own proposal. */
+  | 'SELF_APPROVAL'
+  /** A reconciler may not reconcile a proposal it proposed or executed. */
+  | 'SELF_RECONCILIATION'
+  /** A principal may not review an item it proposed. */
+  | 'SELF_REVIEW'
+  /** The fingerprint given is not the one the server last received for this target (reportTargetState or an execution’s report): read the target again. */
+  | 'STALE_FINGERPRINT'
+  /** A single call may add at most 500 items. */
+  | 'TOO_MANY_ITEMS'
+  /** No valid credential: send `Authorization: Bearer <API key or JWT>` (WebSocket: connectionParams.authorization). */
+  | 'UNAUTHENTICATED'
+  /** ACCEPTED and REJECTED decisions take no category. */
+  | 'UNEXPECTED_CATEGORY'
+  /** The category is not an allowed category. */
+  | 'UNKNOWN_CATEGORY';
+
 /** What kind of change an event records. */
 export type EventType =
   /** An administrator (or the first start of a new database) made an API key; details name it, never the key. */
@@ -131,6 +233,21 @@ export type ItemStatus =
   /** The reviewer rejected the proposal; there is no final category. */
   | 'REJECTED';
 
+/** What happened to the subscriber’s lease. */
+export type LeaseNoticeKind =
+  /** The holder decided the item. The stream ends. */
+  | 'DECIDED'
+  /** The lease lapsed; decisions with its token are refused (CLAIM_EXPIRED). */
+  | 'EXPIRED'
+  /** The lease lapses soon (LEASE_WARNING_SECONDS before `expiresAt`) unless renewed. */
+  | 'EXPIRING'
+  /** Someone else claimed the item after the lease lapsed. The stream ends. */
+  | 'LOST'
+  /** The lease was released (by its holder, or because its connection closed). The stream ends. */
+  | 'RELEASED'
+  /** The lease was renewed; `expiresAt` is the new expiry. */
+  | 'RENEWED';
+
 /** Narrows a queue event stream. All given conditions must hold. */
 export type QueueEventFilter = {
   /** Only events of items in this batch. */
@@ -195,6 +312,62 @@ export type DashboardEventsSubscriptionVariables = Exact<{
 
 
 export type DashboardEventsSubscription = { queueEvents: { sequence: number, type: EventType, occurredAt: string, actor: string, serverTime: string, toStatus: ItemStatus | null, leaseExpiresAt: string | null, item: { batchId: string, recordId: string } | null } };
+
+export type ReviewViewerQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type ReviewViewerQuery = { serverTime: string, viewer: { name: string, roles: Array<Role> }, categories: Array<{ name: string }> };
+
+export type ReviewClaimMutationVariables = Exact<{
+  batchId?: string | null | undefined;
+  leaseSeconds?: number | null | undefined;
+}>;
+
+
+export type ReviewClaimMutation = { claimItem:
+    | { __typename: 'ClaimItemPayload', claimed: boolean, serverTime: string, item: { id: string, batchId: string, recordId: string, proposedCategory: string, reason: string, addedBy: string, createdAt: string, leaseNumber: number } | null, lease: { token: string, leaseExpiresAt: string } | null }
+    | { __typename: 'UserError', code: ErrorCode, field: string | null, message: string }
+   };
+
+export type ReviewRenewMutationVariables = Exact<{
+  token: string;
+  leaseSeconds?: number | null | undefined;
+}>;
+
+
+export type ReviewRenewMutation = { renewLease:
+    | { __typename: 'RenewLeasePayload', serverTime: string, item: { leaseExpiresAt: string | null } }
+    | { __typename: 'UserError', code: ErrorCode, message: string }
+   };
+
+export type ReviewReleaseMutationVariables = Exact<{
+  token: string;
+}>;
+
+
+export type ReviewReleaseMutation = { releaseLease:
+    | { __typename: 'ReleaseLeasePayload', serverTime: string }
+    | { __typename: 'UserError', code: ErrorCode, message: string }
+   };
+
+export type ReviewDecideMutationVariables = Exact<{
+  token: string;
+  decision: Decision;
+  category?: string | null | undefined;
+}>;
+
+
+export type ReviewDecideMutation = { decideItem:
+    | { __typename: 'DecideItemPayload', serverTime: string, item: { status: ItemStatus, finalCategory: string | null } }
+    | { __typename: 'UserError', code: ErrorCode, field: string | null, message: string }
+   };
+
+export type ReviewLeaseNoticesSubscriptionVariables = Exact<{
+  token: string;
+}>;
+
+
+export type ReviewLeaseNoticesSubscription = { leaseEvents: { kind: LeaseNoticeKind, leaseExpiresAt: string | null, serverTime: string, event: { actor: string } | null } };
 
 export class TypedDocumentString<TResult, TVariables>
   extends String
@@ -315,3 +488,109 @@ export const DashboardEventsDocument = new TypedDocumentString(`
   }
 }
     `, {"hash":"sha256:0cd41a2b23d6f8aff7b42c805894db3e440e0a6448867cd48894df8888e19abb"}) as unknown as TypedDocumentString<DashboardEventsSubscription, DashboardEventsSubscriptionVariables>;
+export const ReviewViewerDocument = new TypedDocumentString(`
+    query ReviewViewer {
+  serverTime
+  viewer {
+    name
+    roles
+  }
+  categories {
+    name
+  }
+}
+    `, {"hash":"sha256:316a5ddc3b73042753d7fd284cd3bbeb4f21976bfd47aa55ff0cd5db7024c9c1"}) as unknown as TypedDocumentString<ReviewViewerQuery, ReviewViewerQueryVariables>;
+export const ReviewClaimDocument = new TypedDocumentString(`
+    mutation ReviewClaim($batchId: String, $leaseSeconds: Int) {
+  claimItem(
+    input: {batchId: $batchId, leaseSeconds: $leaseSeconds, releaseOnDisconnect: true}
+  ) {
+    __typename
+    ... on ClaimItemPayload {
+      claimed
+      serverTime
+      item {
+        id
+        batchId
+        recordId
+        proposedCategory
+        reason
+        addedBy
+        createdAt
+        leaseNumber
+      }
+      lease {
+        token
+        leaseExpiresAt
+      }
+    }
+    ... on UserError {
+      code
+      field
+      message
+    }
+  }
+}
+    `, {"hash":"sha256:878d9d7bf0b203b7abb9fc8354db6ab86bc77bad74b3ce24cf0025f5759b173a"}) as unknown as TypedDocumentString<ReviewClaimMutation, ReviewClaimMutationVariables>;
+export const ReviewRenewDocument = new TypedDocumentString(`
+    mutation ReviewRenew($token: String!, $leaseSeconds: Int) {
+  renewLease(input: {token: $token, leaseSeconds: $leaseSeconds}) {
+    __typename
+    ... on RenewLeasePayload {
+      serverTime
+      item {
+        leaseExpiresAt
+      }
+    }
+    ... on UserError {
+      code
+      message
+    }
+  }
+}
+    `, {"hash":"sha256:53128f49f15e03b97590b873c75d05cc7b6325666f4b25c4992100840eddd032"}) as unknown as TypedDocumentString<ReviewRenewMutation, ReviewRenewMutationVariables>;
+export const ReviewReleaseDocument = new TypedDocumentString(`
+    mutation ReviewRelease($token: String!) {
+  releaseLease(input: {token: $token}) {
+    __typename
+    ... on ReleaseLeasePayload {
+      serverTime
+    }
+    ... on UserError {
+      code
+      message
+    }
+  }
+}
+    `, {"hash":"sha256:c9091018e2e8f7003c222f5a5ddf0aa1d41125145cc11dcb097eb07aee4690ee"}) as unknown as TypedDocumentString<ReviewReleaseMutation, ReviewReleaseMutationVariables>;
+export const ReviewDecideDocument = new TypedDocumentString(`
+    mutation ReviewDecide($token: String!, $decision: Decision!, $category: String) {
+  decideItem(input: {token: $token, decision: $decision, category: $category}) {
+    __typename
+    ... on DecideItemPayload {
+      serverTime
+      item {
+        status
+        finalCategory
+      }
+    }
+    ... on UserError {
+      code
+      field
+      message
+    }
+  }
+}
+    `, {"hash":"sha256:ab05424e7c8449c8f34df18c4421de848695b13ae6aaa203186f3b1606a637a5"}) as unknown as TypedDocumentString<ReviewDecideMutation, ReviewDecideMutationVariables>;
+export const ReviewLeaseNoticesDocument = new TypedDocumentString(`
+    subscription ReviewLeaseNotices($token: String!) {
+  leaseEvents(token: $token) {
+    kind
+    leaseExpiresAt
+    serverTime
+    event {
+      actor
+    }
+  }
+}
+    `, {"hash":"sha256:feb2d47546dcbb05c36d04dc3c9d0efcb8108ded54476e0806a3777766359183"}) as unknown as TypedDocumentString<ReviewLeaseNoticesSubscription, ReviewLeaseNoticesSubscriptionVariables>;

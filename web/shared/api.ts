@@ -52,7 +52,7 @@ const isCloseEvent = (value: unknown): value is { code: number; reason: string }
 const retryDelay = (retries: number): number => Math.min(250 * 2 ** retries, 5_000) + Math.random() * 250;
 
 export class Api {
-  private readonly ws: Client;
+  private socket: Client | null = null;
   private readonly authorization: string;
   /** Reconnection attempts since the connection was last up. */
   private attempts = 0;
@@ -63,10 +63,28 @@ export class Api {
 
   constructor(private readonly options: ApiOptions) {
     this.authorization = `Bearer ${options.key}`;
-    const wsUrl = new URL(options.endpoint);
+  }
+
+  /**
+   * Opens the WebSocket now rather than with the first subscription (a page that shows its connection before it
+   * subscribes to anything: /review). Nothing happens if it is open already.
+   */
+  connect(): void {
+    this.socket ??= this.openSocket(false);
+  }
+
+  /** The WebSocket client, made on first use. */
+  private get ws(): Client {
+    this.socket ??= this.openSocket(true);
+    return this.socket;
+  }
+
+  private openSocket(lazy: boolean): Client {
+    const wsUrl = new URL(this.options.endpoint);
     wsUrl.protocol = wsUrl.protocol === 'https:' ? 'wss:' : 'ws:';
-    this.ws = createClient({
+    return createClient({
       url: wsUrl.href,
+      lazy,
       // Browsers cannot set headers on a WebSocket: the key goes in the connection_init payload.
       connectionParams: () => ({ authorization: this.authorization }),
       retryAttempts: Number.POSITIVE_INFINITY,
@@ -214,6 +232,6 @@ export class Api {
   /** Closes the WebSocket for good (signing out, or a refused key). */
   dispose(): void {
     this.disposed = true;
-    void this.ws.dispose();
+    void this.socket?.dispose();
   }
 }
