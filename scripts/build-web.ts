@@ -1,6 +1,6 @@
 // Builds the web pages (web/<page>/) into dist/web/<page>/: one esbuild bundle per page, its stylesheet (with the
 // pages' shared base, web/shared/base.css) and its HTML. Run by `npm run build` and on install; src/web-pages.ts
-// serves the results at /<page>.
+// serves the results at /dashboard, /review and /approvals.
 import { copyFile, mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -10,7 +10,7 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const WEB_OUTPUT = path.join(ROOT, 'dist', 'web');
 
 /** The pages: each has web/<name>/main.ts, styles.css and index.html, built to <name>.js and <name>.css. */
-export const PAGES = ['dashboard', 'review'] as const;
+export const PAGES = ['dashboard', 'review', 'approvals'] as const;
 export type PageName = (typeof PAGES)[number];
 
 async function buildPage(name: PageName, outroot: string): Promise<void> {

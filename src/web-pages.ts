@@ -1,4 +1,4 @@
-// GET /dashboard and /review: the web pages and their two assets each, built by scripts/build-web.ts into dist/web/<page>/.
+// GET /dashboard, /review and /approvals: the web pages and their two assets each, built by scripts/build-web.ts into dist/web/<page>/.
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -9,7 +9,7 @@ import type { Logger } from './logger.js';
 export const WEB_DIRECTORY = fileURLToPath(new URL('../dist/web/', import.meta.url));
 
 /** The pages scripts/build-web.ts builds: `/<page>` and its script and stylesheet. */
-const PAGES = ['dashboard', 'review'];
+const PAGES = ['dashboard', 'review', 'approvals'];
 
 const FILES = new Map<string, { file: string; type: string }>(
   PAGES.flatMap((page) => [

@@ -1,4 +1,4 @@
-// GET /: where to go from here (it answered an empty 404): GraphiQL, the dashboard, the review page, the probes and the docs.
+// GET /: where to go from here (it answered an empty 404): GraphiQL, the dashboard, the review and approvals pages, the probes and the docs.
 import type { Plugin } from 'graphql-yoga';
 
 const page = (graphiql: boolean) => `<!doctype html>
@@ -15,6 +15,7 @@ const page = (graphiql: boolean) => `<!doctype html>
 <ul>
 ${graphiql ? '<li><a href="/graphql">GraphiQL</a>: the API, with a walkthrough (paste an API key in its Headers pane)</li>\n' : ''}<li><a href="/dashboard">Dashboard</a>: the live queue</li>
 <li><a href="/review">Review</a>: claim and decide items, one after another</li>
+<li><a href="/approvals">Approvals</a>: review, approve and reconcile action proposals</li>
 <li><code>POST /graphql</code>: the GraphQL API (HTTP and server-sent events); WebSocket (<code>graphql-transport-ws</code>) on the same path</li>
 <li><a href="/health">/health</a> and <a href="/ready">/ready</a>: liveness and readiness; <code>/metrics</code>: Prometheus</li>
 </ul>

@@ -4,6 +4,7 @@
 import { Api, type ConnectionState, RefusedError } from '../shared/api.js';
 import { showConnection } from '../shared/connection-status.js';
 import { byId } from '../shared/dom.js';
+import { ENDPOINT, PERSISTED_OPERATIONS, showProblem } from '../shared/page.js';
 import { ServerClock } from '../shared/server-clock.js';
 import type { SignedInView } from '../shared/sign-in.js';
 import { ChartPanel } from './chart-panel.js';
@@ -13,13 +14,6 @@ import { type Filters, filtersFromAddress, showFilters, writeFiltersToAddress } 
 import { ItemsTable } from './items-table.js';
 import { StatsPanel } from './stats-panel.js';
 import type { View } from './view.js';
-
-const ENDPOINT = new URL('graphql', window.location.href);
-/** Whether the server takes trusted documents by hash: the page says so (src/dashboard.ts writes the server's PERSISTED_OPERATIONS). */
-const PERSISTED_OPERATIONS =
-  (document.querySelector('meta[name="leasehold-persisted-operations"]')?.getAttribute('content') ?? 'off') !== 'off';
-
-const problemBox = byId('problem');
 
 export class Session implements View, SignedInView {
   readonly clock = new ServerClock();
@@ -112,8 +106,7 @@ export class Session implements View, SignedInView {
   }
 
   problem(message: string | null): void {
-    problemBox.textContent = message ?? '';
-    problemBox.hidden = message === null;
+    showProblem(message);
   }
 
   async latestSequence(): Promise<number> {

@@ -4,6 +4,17 @@ type Exact<T extends { [key: string]: unknown }> = { [K in keyof T]: T[K] };
 /** Internal type. DO NOT USE DIRECTLY. */
 export type Incremental<T> = T | { [P in keyof T]?: P extends ' $fragmentName' | '__typename' ? T[P] : never };
 import type { DocumentTypeDecoration } from '@graphql-typed-document-node/core';
+/** Where a proposal stands in its review after execution (proposals a policy approved at submission: approvers: 0). */
+export type AfterReview =
+  /** Reviewed after execution: what was done was right. */
+  | 'CONFIRMED'
+  /** No review afterwards: people approved it before execution, or it was approved by a policy and has not been executed (it becomes PENDING when it is). */
+  | 'NOT_NEEDED'
+  /** Approved by a policy (approvers: 0) and EXECUTED: an approver (REVIEWER, not its proposer) must review it afterwards. */
+  | 'PENDING'
+  /** Reviewed after execution: the reviewer reported a problem (see the comment in PROPOSAL_REVIEWED_AFTER). */
+  | 'PROBLEM';
+
 /** The lease situation of an item, computed from the server clock. */
 export type ClaimState =
   /** Pending and held under an unexpired lease. */
@@ -248,6 +259,75 @@ export type LeaseNoticeKind =
   /** The lease was renewed; `expiresAt` is the new expiry. */
   | 'RENEWED';
 
+/** Narrows a proposal list. All given conditions must hold. */
+export type ProposalFilter = {
+  /** Only these states of the review after execution: [PENDING] lists those executed automatically and awaiting review. */
+  afterReview?: Array<AfterReview> | null | undefined;
+  /** Only those assigned to this principal (assignProposal). */
+  assignee?: string | null | undefined;
+  /** Only this batch. */
+  batchId?: string | null | undefined;
+  /** Only those this principal holds under an unexpired lease. */
+  claimedBy?: string | null | undefined;
+  /** Submitted at or after (age). */
+  createdAfter?: string | null | undefined;
+  /** Submitted before (age). */
+  createdBefore?: string | null | undefined;
+  /** Deadline before this instant. */
+  deadlineBefore?: string | null | undefined;
+  /**
+   * Only those this principal holds under an unexpired lease.
+   * @deprecated Renamed to `claimedBy`; this name will be removed in the next release.
+   */
+  holder?: string | null | undefined;
+  /** Only this proposer’s. */
+  proposedBy?: string | null | undefined;
+  /** Only these risk levels. */
+  riskLevels?: Array<RiskLevel> | null | undefined;
+  /** Only these states. */
+  states?: Array<ProposalState> | null | undefined;
+  /** Only this target record. */
+  targetId?: string | null | undefined;
+  /** Only this target system. */
+  targetSystem?: string | null | undefined;
+};
+
+/** A reviewer’s decision on a proposal. */
+export type ProposalReviewDecision =
+  /** Approve the exact revision named in `revision`. */
+  | 'APPROVE'
+  /** Reject it; give a `reason`. */
+  | 'REJECT'
+  /** Ask the proposer for a new revision; give a `reason`. */
+  | 'REQUEST_CHANGES';
+
+/** Where an action proposal is in its approval and execution. */
+export type ProposalState =
+  /** Approved by enough distinct reviewers; waiting for an executor while the approval is valid. */
+  | 'APPROVED'
+  /** The proposer or an admin withdrew it. Final. */
+  | 'CANCELLED'
+  /** A reviewer asked for changes; the proposer submits a new revision, reviewed from scratch. Final for this revision. */
+  | 'CHANGES_REQUESTED'
+  /** Carried out (reported by its executor, reconciled, or recorded as done by hand). Final. */
+  | 'EXECUTED'
+  /** One executor holds it under an execution lease and may be carrying it out now. */
+  | 'EXECUTING'
+  /** Its deadline or its approval’s validity passed before it was executed. Final; a new revision needs a new approval. */
+  | 'EXPIRED'
+  /** The remote system refused it without effect and it will not be retried. Final. */
+  | 'FAILED'
+  /** Stopped on purpose (holdProposal, with a reason) from PENDING or APPROVED: nobody may claim, review or execute it until an ADMIN resumes it (back to where it was if still valid, else EXPIRED). Not cancelled. */
+  | 'ON_HOLD'
+  /** Execution may or may not have taken effect; blocked until a reconciler (RECONCILER) reconciles it. Never re-run automatically. */
+  | 'OUTCOME_UNKNOWN'
+  /** Waiting for reviewers: claim it, then approve, reject or request changes. */
+  | 'PENDING'
+  /** A reviewer rejected it. Final. */
+  | 'REJECTED'
+  /** The target’s data changed after the proposal was made (fingerprint mismatch); approvals are void. Final for this revision. */
+  | 'STALE';
+
 /** Narrows a queue event stream. All given conditions must hold. */
 export type QueueEventFilter = {
   /** Only events of items in this batch. */
@@ -257,6 +337,17 @@ export type QueueEventFilter = {
   /** Only events of these types. */
   types?: Array<EventType> | null | undefined;
 };
+
+/** How much harm a wrong execution could do; picks the approval policy (approvers, validity, executor separation). */
+export type RiskLevel =
+  /** Risk level CRITICAL. */
+  | 'CRITICAL'
+  /** Risk level HIGH. */
+  | 'HIGH'
+  /** Risk level LOW. */
+  | 'LOW'
+  /** Risk level MEDIUM. */
+  | 'MEDIUM';
 
 /** What a principal may do. A principal may hold several. */
 export type Role =
@@ -274,6 +365,126 @@ export type Role =
   | 'SENSITIVE_READER'
   /** Reads the queue, its history and its live streams. */
   | 'VIEWER';
+
+export type ApprovalsViewerQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type ApprovalsViewerQuery = { serverTime: string, viewer: { name: string, roles: Array<Role> } };
+
+export type ApprovalsQueueQueryVariables = Exact<{
+  filter?: ProposalFilter | null | undefined;
+  first?: number | null | undefined;
+}>;
+
+
+export type ApprovalsQueueQuery = { serverTime: string, proposals: { edges: Array<{ node: { id: string, batchId: string, recordId: string, revision: number, action: string, riskLevel: RiskLevel, state: ProposalState, blockedReason: string | null, approvalsRequired: number, deadline: string | null, proposedBy: string, assignee: string | null, createdAt: string, approvals: Array<{ approver: string, voidedAt: string | null }>, target: { system: string, recordId: string } } }>, pageInfo: { hasNextPage: boolean } } };
+
+export type ApprovalsProposalQueryVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type ApprovalsProposalQuery = { serverTime: string, node:
+    | { id: string, batchId: string, recordId: string, revision: number, version: number, action: string, parameters: Record<string, unknown>, currentValue: unknown, proposedValue: unknown, reason: string, dataSource: string, fingerprint: string, impact: string | null, constraints: string | null, riskLevel: RiskLevel, state: ProposalState, stateReason: string | null, blockedReason: string | null, approvalsRequired: number, approvalExpiresAt: string | null, approvedAt: string | null, deadline: string | null, proposedBy: string, assignee: string | null, claimedBy: string | null, escalatedTo: string | null, heldBy: string | null, heldFrom: ProposalState | null, rule: string | null, createdAt: string, target: { system: string, recordId: string }, approvals: Array<{ approver: string, approvedAt: string, voidedAt: string | null, voidReason: string | null }>, nextRevision: { id: string, revision: number, state: ProposalState } | null, previousRevision: { id: string, revision: number } | null, history: { edges: Array<{ node: { sequence: number, type: EventType, occurredAt: string, actor: string, details: Record<string, unknown> } }> } }
+    | Record<PropertyKey, never>
+   | null };
+
+export type ApprovalsClaimMutationVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type ApprovalsClaimMutation = { claimProposal:
+    | { __typename: 'ClaimProposalPayload', claimed: boolean, lease: { token: string } | null, proposal: { revision: number, fingerprint: string } | null }
+    | { __typename: 'UserError', code: ErrorCode, message: string }
+   };
+
+export type ApprovalsReviewMutationVariables = Exact<{
+  token: string;
+  decision: ProposalReviewDecision;
+  revision?: number | null | undefined;
+  fingerprint?: string | null | undefined;
+  reason?: string | null | undefined;
+}>;
+
+
+export type ApprovalsReviewMutation = { reviewProposal:
+    | { __typename: 'ReviewProposalPayload', proposal: { state: ProposalState } }
+    | { __typename: 'UserError', code: ErrorCode, message: string }
+   };
+
+export type ApprovalsReleaseLeaseMutationVariables = Exact<{
+  token: string;
+}>;
+
+
+export type ApprovalsReleaseLeaseMutation = { releaseProposalLease:
+    | { __typename: 'ReleaseProposalLeasePayload' }
+    | { __typename: 'UserError' }
+   };
+
+export type ApprovalsCancelMutationVariables = Exact<{
+  id: string | number;
+  reason: string;
+}>;
+
+
+export type ApprovalsCancelMutation = { cancelProposal:
+    | { __typename: 'CancelProposalPayload' }
+    | { __typename: 'UserError', code: ErrorCode, message: string }
+   };
+
+export type ApprovalsHoldMutationVariables = Exact<{
+  id: string | number;
+  reason: string;
+}>;
+
+
+export type ApprovalsHoldMutation = { holdProposal:
+    | { __typename: 'HoldProposalPayload' }
+    | { __typename: 'UserError', code: ErrorCode, message: string }
+   };
+
+export type ApprovalsResumeMutationVariables = Exact<{
+  id: string | number;
+  reason: string;
+}>;
+
+
+export type ApprovalsResumeMutation = { resumeProposal:
+    | { __typename: 'ResumeProposalPayload' }
+    | { __typename: 'UserError', code: ErrorCode, message: string }
+   };
+
+export type ApprovalsEscalateMutationVariables = Exact<{
+  id: string | number;
+  reason: string;
+  to: string;
+}>;
+
+
+export type ApprovalsEscalateMutation = { escalateProposal:
+    | { __typename: 'EscalateProposalPayload' }
+    | { __typename: 'UserError', code: ErrorCode, message: string }
+   };
+
+export type ApprovalsReconcileMutationVariables = Exact<{
+  id: string | number;
+  executed: boolean;
+  evidence: string;
+  fingerprint?: string | null | undefined;
+}>;
+
+
+export type ApprovalsReconcileMutation = { reconcileProposal:
+    | { __typename: 'ReconcileProposalPayload' }
+    | { __typename: 'UserError', code: ErrorCode, message: string }
+   };
+
+export type ApprovalsEventsSubscriptionVariables = Exact<{ [key: string]: never; }>;
+
+
+export type ApprovalsEventsSubscription = { proposalEvents: { sequence: number, type: EventType, serverTime: string, proposal: { id: string } | null } };
 
 export type DashboardViewerQueryVariables = Exact<{ [key: string]: never; }>;
 
@@ -388,6 +599,234 @@ export class TypedDocumentString<TResult, TVariables>
   }
 }
 
+export const ApprovalsViewerDocument = new TypedDocumentString(`
+    query ApprovalsViewer {
+  serverTime
+  viewer {
+    name
+    roles
+  }
+}
+    `, {"hash":"sha256:fd329d46446c83c78eefd07c645d1427d57b053a66907283165b0ce4716a6a2d"}) as unknown as TypedDocumentString<ApprovalsViewerQuery, ApprovalsViewerQueryVariables>;
+export const ApprovalsQueueDocument = new TypedDocumentString(`
+    query ApprovalsQueue($filter: ProposalFilter, $first: Int) {
+  serverTime
+  proposals(filter: $filter, first: $first) {
+    edges {
+      node {
+        id
+        batchId
+        recordId
+        revision
+        action
+        riskLevel
+        state
+        blockedReason
+        approvalsRequired
+        approvals {
+          approver
+          voidedAt
+        }
+        deadline
+        proposedBy
+        assignee
+        createdAt
+        target {
+          system
+          recordId
+        }
+      }
+    }
+    pageInfo {
+      hasNextPage
+    }
+  }
+}
+    `, {"hash":"sha256:fb14f634f9707852b60b79ce3e15f2a7fc1eabefe047a985d22278f1bcbe412f"}) as unknown as TypedDocumentString<ApprovalsQueueQuery, ApprovalsQueueQueryVariables>;
+export const ApprovalsProposalDocument = new TypedDocumentString(`
+    query ApprovalsProposal($id: ID!) {
+  serverTime
+  node(id: $id) {
+    ... on Proposal {
+      id
+      batchId
+      recordId
+      revision
+      version
+      action
+      parameters
+      target {
+        system
+        recordId
+      }
+      currentValue
+      proposedValue
+      reason
+      dataSource
+      fingerprint
+      impact
+      constraints
+      riskLevel
+      state
+      stateReason
+      blockedReason
+      approvalsRequired
+      approvals {
+        approver
+        approvedAt
+        voidedAt
+        voidReason
+      }
+      approvalExpiresAt
+      approvedAt
+      deadline
+      proposedBy
+      assignee
+      claimedBy
+      escalatedTo
+      heldBy
+      heldFrom
+      rule
+      createdAt
+      nextRevision {
+        id
+        revision
+        state
+      }
+      previousRevision {
+        id
+        revision
+      }
+      history(last: 50) {
+        edges {
+          node {
+            sequence
+            type
+            occurredAt
+            actor
+            details
+          }
+        }
+      }
+    }
+  }
+}
+    `, {"hash":"sha256:2b21c705170b3bb5a644429100d069c4294f4e9733b85cef8602f9a2063ffc0e"}) as unknown as TypedDocumentString<ApprovalsProposalQuery, ApprovalsProposalQueryVariables>;
+export const ApprovalsClaimDocument = new TypedDocumentString(`
+    mutation ApprovalsClaim($id: ID!) {
+  claimProposal(input: {id: $id, leaseSeconds: 120}) {
+    __typename
+    ... on ClaimProposalPayload {
+      claimed
+      lease {
+        token
+      }
+      proposal {
+        revision
+        fingerprint
+      }
+    }
+    ... on UserError {
+      code
+      message
+    }
+  }
+}
+    `, {"hash":"sha256:10e2dcc6c1b4fae9908ba9362d14ec28630db545ff01f7ee149aa58e6bb0a0f8"}) as unknown as TypedDocumentString<ApprovalsClaimMutation, ApprovalsClaimMutationVariables>;
+export const ApprovalsReviewDocument = new TypedDocumentString(`
+    mutation ApprovalsReview($token: String!, $decision: ProposalReviewDecision!, $revision: Int, $fingerprint: String, $reason: String) {
+  reviewProposal(
+    input: {token: $token, decision: $decision, revision: $revision, fingerprint: $fingerprint, reason: $reason}
+  ) {
+    __typename
+    ... on ReviewProposalPayload {
+      proposal {
+        state
+      }
+    }
+    ... on UserError {
+      code
+      message
+    }
+  }
+}
+    `, {"hash":"sha256:266f6a86e0185092c22dd47494395fbbb80a0deacdb71db1658c88bf62bce950"}) as unknown as TypedDocumentString<ApprovalsReviewMutation, ApprovalsReviewMutationVariables>;
+export const ApprovalsReleaseLeaseDocument = new TypedDocumentString(`
+    mutation ApprovalsReleaseLease($token: String!) {
+  releaseProposalLease(input: {token: $token}) {
+    __typename
+  }
+}
+    `, {"hash":"sha256:6011be5a405986a6a519438a163421e891c25db6779956067c3e0d1cdd6a1b72"}) as unknown as TypedDocumentString<ApprovalsReleaseLeaseMutation, ApprovalsReleaseLeaseMutationVariables>;
+export const ApprovalsCancelDocument = new TypedDocumentString(`
+    mutation ApprovalsCancel($id: ID!, $reason: String!) {
+  cancelProposal(input: {id: $id, reason: $reason}) {
+    __typename
+    ... on UserError {
+      code
+      message
+    }
+  }
+}
+    `, {"hash":"sha256:e34f28c8043934cdec83dc52d697d7244c88752e424efab5ea09ec1b321067a7"}) as unknown as TypedDocumentString<ApprovalsCancelMutation, ApprovalsCancelMutationVariables>;
+export const ApprovalsHoldDocument = new TypedDocumentString(`
+    mutation ApprovalsHold($id: ID!, $reason: String!) {
+  holdProposal(input: {id: $id, reason: $reason}) {
+    __typename
+    ... on UserError {
+      code
+      message
+    }
+  }
+}
+    `, {"hash":"sha256:637192ae8bf563784e28327435481da97c4d04c3b218dcd684d507171d1899f9"}) as unknown as TypedDocumentString<ApprovalsHoldMutation, ApprovalsHoldMutationVariables>;
+export const ApprovalsResumeDocument = new TypedDocumentString(`
+    mutation ApprovalsResume($id: ID!, $reason: String!) {
+  resumeProposal(input: {id: $id, reason: $reason}) {
+    __typename
+    ... on UserError {
+      code
+      message
+    }
+  }
+}
+    `, {"hash":"sha256:cbcdaf7294ad8c1cb8360710b380b84394c02467c1b499b8e2e007732352c8c0"}) as unknown as TypedDocumentString<ApprovalsResumeMutation, ApprovalsResumeMutationVariables>;
+export const ApprovalsEscalateDocument = new TypedDocumentString(`
+    mutation ApprovalsEscalate($id: ID!, $reason: String!, $to: String!) {
+  escalateProposal(input: {id: $id, reason: $reason, to: $to}) {
+    __typename
+    ... on UserError {
+      code
+      message
+    }
+  }
+}
+    `, {"hash":"sha256:d90a28225b81f68d755d3fd5115ca80bf975c954d751fd441be739d873a23812"}) as unknown as TypedDocumentString<ApprovalsEscalateMutation, ApprovalsEscalateMutationVariables>;
+export const ApprovalsReconcileDocument = new TypedDocumentString(`
+    mutation ApprovalsReconcile($id: ID!, $executed: Boolean!, $evidence: String!, $fingerprint: String) {
+  reconcileProposal(
+    input: {id: $id, executed: $executed, evidence: $evidence, fingerprint: $fingerprint}
+  ) {
+    __typename
+    ... on UserError {
+      code
+      message
+    }
+  }
+}
+    `, {"hash":"sha256:34833d91a25a1f18b2d648a1a640b076a6f20b5b0b404a16c727b1936f33ab99"}) as unknown as TypedDocumentString<ApprovalsReconcileMutation, ApprovalsReconcileMutationVariables>;
+export const ApprovalsEventsDocument = new TypedDocumentString(`
+    subscription ApprovalsEvents {
+  proposalEvents {
+    sequence
+    type
+    serverTime
+    proposal {
+      id
+    }
+  }
+}
+    `, {"hash":"sha256:b06662192e7711213d06ca8d98af5f316caefa829b6a18795d7b9fd18381335d"}) as unknown as TypedDocumentString<ApprovalsEventsSubscription, ApprovalsEventsSubscriptionVariables>;
 export const DashboardViewerDocument = new TypedDocumentString(`
     query DashboardViewer {
   serverTime

@@ -5,6 +5,7 @@ import type { Decision } from '../gql/graphql.js';
 import { Api, type ConnectionState, RefusedError } from '../shared/api.js';
 import { showConnection } from '../shared/connection-status.js';
 import { byId, el } from '../shared/dom.js';
+import { ENDPOINT, isRefusal, PERSISTED_OPERATIONS, type Refusal, showProblem } from '../shared/page.js';
 import { ServerClock } from '../shared/server-clock.js';
 import type { SignedInView, Viewer } from '../shared/sign-in.js';
 import {
@@ -17,26 +18,13 @@ import {
 } from './documents.js';
 import { type HeldLease, hideItem, renderLease, showItem, timeOfDay } from './lease.js';
 
-const ENDPOINT = new URL('graphql', window.location.href);
-const PERSISTED_OPERATIONS =
-  (document.querySelector('meta[name="leasehold-persisted-operations"]')?.getAttribute('content') ?? 'off') !== 'off';
-
 /** Refusals that mean the lease is no longer this reviewer's. */
 const DEAD_LEASE_CODES = new Set(['CLAIM_EXPIRED', 'CLAIM_NOT_FOUND', 'NOT_LEASE_HOLDER']);
 
 const DECISION_WORDS: Record<Decision, string> = { ACCEPTED: 'Accepted', CORRECTED: 'Corrected', REJECTED: 'Rejected' };
 
-const problemBox = byId('problem');
 const claimStatus = byId('claim-status');
 const claimButton = byId<HTMLButtonElement>('claim-next');
-
-/** A typed refusal in a mutation's answer. */
-interface Refusal {
-  __typename: 'UserError';
-  code: string;
-  message: string;
-}
-const isRefusal = (value: { __typename: string }): value is Refusal => value.__typename === 'UserError';
 
 export class ReviewSession implements SignedInView {
   private readonly clock = new ServerClock();
@@ -318,8 +306,7 @@ export class ReviewSession implements SignedInView {
   }
 
   private problem(message: string | null): void {
-    problemBox.textContent = message ?? '';
-    problemBox.hidden = message === null;
+    showProblem(message);
   }
 
   private onConnection(state: ConnectionState): void {

@@ -1,0 +1,152 @@
+// The approvals page (/approvals) in a real browser — Debian's Chromium driven by playwright-core — against a real
+// server (in this process, on a manual clock, so the test drives the proposals' other parties through the services
+// on the same database and clock). A revision that is replaced while open says so, disables approval and opens the
+// new one; an approval the server refuses is said, not assumed; a HIGH proposal's second approver sees "1 of 2"
+// live; an operator reconciles an OUTCOME_UNKNOWN; actions appear only for the roles that may take them.
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildWeb } from '../../scripts/build-web.js';
+import type { Role } from '../../src/domain/access.js';
+import type { Actor } from '../../src/services/context.js';
+import {
+  claimExecution,
+  claimProposal,
+  reportExecutionResult,
+  reportTargetState,
+  reviewProposal,
+  startExecutionAttempt,
+  submitProposal,
+} from '../../src/services/proposals/index.js';
+import { launchChromium, waitForText, watchForErrors } from '../support/dashboard-browser.js';
+import { EXECUTOR, PROPOSER, proposalInput } from '../support/proposals.js';
+import { startTestServer, type TestServer } from '../support/server.js';
+
+let browser: Browser;
+let server: TestServer;
+const contexts: BrowserContext[] = [];
+const deps = () => ({ db: server.db, clock: server.clock });
+const executor: Actor & { roles: ReadonlySet<Role> } = { ...EXECUTOR, roles: new Set<Role>(['EXECUTOR']) };
+
+beforeAll(async () => {
+  await buildWeb();
+  browser = await launchChromium();
+  server = await startTestServer();
+});
+
+afterAll(async () => {
+  for (const context of contexts) await context.close().catch(() => {});
+  await browser?.close();
+  await server?.stop();
+});
+
+/** `name`'s page, signed in with a key of `roles`. */
+async function approver(name: string, roles: Role[]): Promise<{ page: Page; problems: string[] }> {
+  const client = await server.as(name, roles);
+  const context = await browser.newContext({ viewport: { width: 1400, height: 1000 }, locale: 'en-GB', timezoneId: 'UTC' });
+  contexts.push(context);
+  const page = await context.newPage();
+  const problems = watchForErrors(page);
+  const response = await page.goto(`${server.url}/approvals`);
+  expect(response?.headers()['content-security-policy']).toContain("default-src 'none'");
+  const input = page.getByLabel('API key or JWT', { exact: true });
+  await input.fill(client.key);
+  await input.press('Enter');
+  await waitForText(page.locator('#viewer-name'), `${name} (${roles.join(', ')})`);
+  return { page, problems };
+}
+
+/** Opens the proposal for `recordId` from the queue (the current filters). */
+async function open(page: Page, recordId: string, revision = 1): Promise<void> {
+  await page.getByRole('button', { name: `prices / ${recordId} r${revision}` }).click();
+  await waitForText(page.locator('#proposal-title'), `prices / ${recordId}, revision ${revision}`);
+}
+
+describe('the approvals page against a server', () => {
+  it('shows what a revision would change, and says at once when a new revision replaces it', async () => {
+    const { proposal } = await submitProposal(deps(), PROPOSER, proposalInput('sku-1', { reason: '競合が値下げした' }));
+    const { page, problems } = await approver('sato', ['REVIEWER']);
+    await open(page, 'sku-1');
+    // Current against proposed, each line marked, not only coloured.
+    await waitForText(page.locator('#p-diff .diff-removed'), /−\s*current only:\s*1499/);
+    await waitForText(page.locator('#p-diff .diff-added'), /\+\s*proposed:\s*1299/);
+    await waitForText(page.locator('#p-reason'), '競合が値下げした');
+    await waitForText(page.locator('#p-policy'), /^0 of 1 approval/);
+    expect(await page.locator('#approve').isEnabled()).toBe(true);
+
+    // The target changes (the revision goes STALE) and the proposer submits revision 2.
+    await reportTargetState(deps(), executor, { targetSystem: 'shop', targetId: 'sku-1', fingerprint: 'v2-sku-1' });
+    await submitProposal(deps(), PROPOSER, proposalInput('sku-1', { revision: 2, fingerprint: 'v2-sku-1', currentValue: 1399 }));
+    await waitForText(page.locator('#proposal-notice'), /^Revision 2 replaces this one/);
+    expect(await page.locator('#approve').isDisabled()).toBe(true);
+    await page.getByRole('button', { name: 'Open revision 2 (PENDING)' }).click();
+    await waitForText(page.locator('#proposal-title'), 'prices / sku-1, revision 2');
+    await waitForText(page.locator('#p-diff .diff-removed'), /1399/);
+    await page.locator('#approve').click();
+    await waitForText(page.locator('#proposal-state'), /^APPROVED/);
+    const first = await server.db.read.proposal.findUnique({ where: { id: proposal.id }, include: { approvals: true } });
+    expect(first?.state).toBe('STALE');
+    expect(first?.approvals).toEqual([]);
+    expect(problems).toEqual([]);
+  });
+
+  it('says why an approval was not taken when the server refuses it, and shows the proposal as it stands', async () => {
+    const { proposal } = await submitProposal(deps(), PROPOSER, proposalInput('sku-2'));
+    const { page } = await approver('sato', ['REVIEWER']);
+    await open(page, 'sku-2');
+    // Another reviewer holds the review lease: the claim behind "Approve" finds nothing to claim.
+    const held = await claimProposal(deps(), { name: 'ito', authenticated: true }, { id: proposal.id });
+    expect(held?.token).toBeTruthy();
+    await page.locator('#approve').click();
+    await waitForText(page.locator('#problem'), /^Not sent: /);
+    const stored = await server.db.read.proposal.findUnique({ where: { id: proposal.id }, include: { approvals: true } });
+    expect(stored?.approvals).toEqual([]);
+  });
+
+  it("a HIGH proposal's second approver sees 1 of 2, live, then approves it", async () => {
+    await submitProposal(deps(), PROPOSER, proposalInput('sku-3', { riskLevel: 'HIGH' }));
+    const [sato, ito] = await Promise.all([approver('sato', ['REVIEWER']), approver('ito', ['REVIEWER'])]);
+    await Promise.all([open(sato.page, 'sku-3'), open(ito.page, 'sku-3')]);
+    await waitForText(ito.page.locator('#p-policy'), /^0 of 2 approvals/);
+    await waitForText(ito.page.locator('#p-after'), /^After your approval it still needs 1 more/);
+    await sato.page.locator('#approve').click();
+    await waitForText(sato.page.locator('#p-policy'), /^1 of 2 approvals/);
+    // ito's page hears of it without a reload.
+    await waitForText(ito.page.locator('#p-policy'), /^1 of 2 approvals/);
+    await waitForText(ito.page.locator('#p-after'), /^After this approval it is APPROVED/);
+    await ito.page.locator('#approve').click();
+    await waitForText(ito.page.locator('#proposal-state'), /^APPROVED/);
+    await waitForText(ito.page.locator('#p-policy'), /^2 of 2 approvals/);
+    expect(ito.problems).toEqual([]);
+  });
+
+  it('an operator reconciles an OUTCOME_UNKNOWN; a viewer gets no action buttons', async () => {
+    // Its own target system, so the executor's claim takes this one and not the revision approved above.
+    const { proposal } = await submitProposal(deps(), PROPOSER, proposalInput('sku-4', { targetSystem: 'erp' }));
+    const review = await claimProposal(deps(), { name: 'sato', authenticated: true }, { id: proposal.id });
+    await reviewProposal(deps(), { name: 'sato', authenticated: true }, { token: review?.token ?? '', decision: 'APPROVE', revision: 1 });
+    const execution = await claimExecution(deps(), EXECUTOR, { leaseSeconds: 60, targetSystems: ['erp'] });
+    expect(execution?.proposal.id).toBe(proposal.id);
+    await startExecutionAttempt(deps(), EXECUTOR, { token: execution?.token ?? '', fingerprint: 'v1-sku-4' });
+    await reportExecutionResult(deps(), EXECUTOR, { token: execution?.token ?? '', outcome: 'UNKNOWN' });
+
+    const viewer = await approver('wallboard', ['VIEWER']);
+    await viewer.page.getByLabel('State').selectOption('OUTCOME_UNKNOWN');
+    await viewer.page.getByRole('button', { name: 'Apply' }).click();
+    await open(viewer.page, 'sku-4');
+    expect(await viewer.page.locator('#actions').isHidden()).toBe(true);
+
+    const { page, problems } = await approver('ops', ['RECONCILER']);
+    await page.getByLabel('State').selectOption('OUTCOME_UNKNOWN');
+    await page.getByRole('button', { name: 'Apply' }).click();
+    const row = page.locator('#queue-body tr').filter({ hasText: 'sku-4' });
+    await waitForText(row.locator('td').last(), /./);
+    await open(page, 'sku-4');
+    expect(await page.locator('#review-actions').isHidden()).toBe(true);
+    await page.getByLabel('It was carried out').check();
+    await page.getByLabel('Reason (or, to reconcile, the evidence)').fill('The shop shows 1299 since 09:00.');
+    await page.getByRole('button', { name: 'Reconcile' }).click();
+    await waitForText(page.locator('#proposal-state'), /^EXECUTED/);
+    await waitForText(page.locator('#p-history li').first(), /^PROPOSAL_RECONCILED by ops, /);
+    expect(problems).toEqual([]);
+  });
+});
