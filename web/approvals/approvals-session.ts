@@ -22,7 +22,7 @@ import {
   ResumeProposalMutation,
   ReviewProposalMutation,
 } from './documents.js';
-import { approvalBlocked, approvalCount, type ProposalDetail, showProposal, when } from './proposal-view.js';
+import { approvalBlocked, approvalCount, firstClause, type ProposalDetail, showProposal, when } from './proposal-view.js';
 
 /** The queue is read again at most this often while events arrive. */
 const QUEUE_RELOAD_MS = 1_000;
@@ -150,7 +150,7 @@ export class ApprovalsSession implements SignedInView {
       el('td', undefined, approvalCount(proposal.approvals, proposal.approvalsRequired)),
       el('td', undefined, when(proposal.deadline)),
       el('td', undefined, proposal.proposedBy),
-      el('td', undefined, proposal.blockedReason ?? '—'),
+      el('td', undefined, proposal.blockedReason ? firstClause(proposal.blockedReason) : '—'),
     );
     return tr;
   }

@@ -30,10 +30,11 @@ export function lineDiff(before: readonly string[], after: readonly string[]): D
     if (i < rows && j < columns && before[i] === after[j]) {
       lines.push({ kind: 'same', text: before[i++] as string });
       j++;
-    } else if (j < columns && (i === rows || common(i, j + 1) >= common(i + 1, j))) {
-      lines.push({ kind: 'added', text: after[j++] as string });
-    } else {
+    } else if (i < rows && (j === columns || common(i + 1, j) >= common(i, j + 1))) {
+      // On a tie the current line goes first, as diffs read: what goes, then what comes.
       lines.push({ kind: 'removed', text: before[i++] as string });
+    } else {
+      lines.push({ kind: 'added', text: after[j++] as string });
     }
   }
   return lines;

@@ -15,6 +15,12 @@ export interface Viewer {
 
 const OVERSIGHT_ROLES = ['REVIEWER', 'EXECUTOR', 'RECONCILER', 'ADMIN'];
 
+/** The first clause of a blocked reason (up to its first colon), for the queue's narrow column; the proposal shows it whole. */
+export function firstClause(text: string): string {
+  const colon = text.indexOf(': ');
+  return colon > 0 ? text.slice(0, colon) : text;
+}
+
 export function when(value: string | null | undefined): string {
   return value ? new Date(value).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'medium' }) : '—';
 }
@@ -43,8 +49,9 @@ export function approvalBlocked(proposal: ProposalDetail, viewer: Viewer): strin
 
 export function showProposal(proposal: ProposalDetail, viewer: Viewer, now: number | null): void {
   byId('proposal-title').textContent = `${proposal.batchId} / ${proposal.recordId}, revision ${proposal.revision}`;
-  byId('proposal-state').textContent =
-    `${proposal.state}${proposal.stateReason ? ` — ${proposal.stateReason}` : ''}${proposal.blockedReason ? ` · blocked: ${proposal.blockedReason}` : ''}`;
+  byId('proposal-state').textContent = `${proposal.state}${proposal.stateReason ? ` — ${proposal.stateReason}` : ''}`;
+  byId('proposal-blocked').textContent = proposal.blockedReason ?? '';
+  byId('proposal-blocked').hidden = !proposal.blockedReason;
   byId('p-action').textContent = proposal.action;
   byId('p-target').textContent = `${proposal.target.system} / ${proposal.target.recordId}`;
   byId('p-risk').textContent = proposal.riskLevel;
