@@ -40,15 +40,20 @@ afterAll(async () => {
 });
 
 /** `name`'s page, signed in with a key of `roles`. */
-async function approver(name: string, roles: Role[]): Promise<{ page: Page; problems: string[] }> {
+async function approver(
+  name: string,
+  roles: Role[],
+  pagePath = '/approvals',
+  keyLabel = 'API key or JWT',
+): Promise<{ page: Page; problems: string[] }> {
   const client = await server.as(name, roles);
   const context = await browser.newContext({ viewport: { width: 1400, height: 1000 }, locale: 'en-GB', timezoneId: 'UTC' });
   contexts.push(context);
   const page = await context.newPage();
   const problems = watchForErrors(page);
-  const response = await page.goto(`${server.url}/approvals`);
+  const response = await page.goto(`${server.url}${pagePath}`);
   expect(response?.headers()['content-security-policy']).toContain("default-src 'none'");
-  const input = page.getByLabel('API key or JWT', { exact: true });
+  const input = page.getByLabel(keyLabel, { exact: true });
   await input.fill(client.key);
   await input.press('Enter');
   await waitForText(page.locator('#viewer-name'), `${name} (${roles.join(', ')})`);
@@ -129,6 +134,13 @@ describe('the approvals page against a server', () => {
     await startExecutionAttempt(deps(), EXECUTOR, { token: execution?.token ?? '', fingerprint: 'v1-sku-4' });
     await reportExecutionResult(deps(), EXECUTOR, { token: execution?.token ?? '', outcome: 'UNKNOWN' });
 
+    // The dashboard counts it as needing reconciliation, and links to the approvals page filtered to those.
+    const board = await approver('wallboard', ['VIEWER'], '/dashboard', 'API key');
+    await waitForText(board.page.locator('#prop-unknown'), '1');
+    await board.page.locator('#prop-unknown').click();
+    await waitForText(board.page.locator('#queue-note'), /^1 proposals/);
+    expect(await board.page.getByLabel('State').inputValue()).toBe('OUTCOME_UNKNOWN');
+
     const viewer = await approver('wallboard', ['VIEWER']);
     await viewer.page.getByLabel('State').selectOption('OUTCOME_UNKNOWN');
     await viewer.page.getByRole('button', { name: 'Apply' }).click();
@@ -147,6 +159,8 @@ describe('the approvals page against a server', () => {
     await page.getByRole('button', { name: 'Reconcile' }).click();
     await waitForText(page.locator('#proposal-state'), /^EXECUTED/);
     await waitForText(page.locator('#p-history li').first(), /^PROPOSAL_RECONCILED by ops, /);
+    const dashboard = await approver('wallboard', ['VIEWER'], '/dashboard', 'API key');
+    await waitForText(dashboard.page.locator('#prop-unknown'), '0');
     expect(problems).toEqual([]);
   });
 });

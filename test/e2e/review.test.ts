@@ -7,7 +7,7 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildWeb } from '../../scripts/build-web.js';
-import { ask, launchChromium, waitForText, watchForErrors } from '../support/dashboard-browser.js';
+import { ask, launchChromium, signIn, waitForText, watchForErrors } from '../support/dashboard-browser.js';
 import { type TestDatabase, testDatabase } from '../support/database.js';
 import { createKeys, type FakeClockServer, type KeyHolder, startFakeClockServer } from '../support/process.js';
 
@@ -34,6 +34,7 @@ let admin: KeyHolder;
 let proposer: KeyHolder;
 let tanaka: KeyHolder;
 let suzuki: KeyHolder;
+let wallboard: KeyHolder;
 const contexts: BrowserContext[] = [];
 let batch = 0;
 
@@ -41,12 +42,13 @@ beforeAll(async () => {
   await buildWeb();
   browser = await launchChromium();
   database = await testDatabase();
-  [admin, proposer, tanaka, suzuki] = (await createKeys(database, [
+  [admin, proposer, tanaka, suzuki, wallboard] = (await createKeys(database, [
     { name: 'admin', roles: ['ADMIN'] },
     { name: 'classifier', roles: ['PROPOSER'] },
     { name: 'tanaka', roles: ['REVIEWER'] },
     { name: 'suzuki', roles: ['REVIEWER'] },
-  ])) as [KeyHolder, KeyHolder, KeyHolder, KeyHolder];
+    { name: 'wallboard', roles: ['VIEWER'] },
+  ])) as [KeyHolder, KeyHolder, KeyHolder, KeyHolder, KeyHolder];
   server = await startFakeClockServer(database);
   await ask(server.url, admin, ADD_CATEGORIES, { names: ['スパム', '請求', 'その他'] });
 });
@@ -96,6 +98,17 @@ async function reviewer(holder: KeyHolder, batchId: string, leaseSeconds = 300):
   return { page, problems };
 }
 
+/** The dashboard, signed in as the wallboard. */
+async function dashboard(): Promise<Page> {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: 'en-GB', timezoneId: 'UTC' });
+  contexts.push(context);
+  const page = await context.newPage();
+  await page.goto(`${server.url}/dashboard`);
+  await signIn(page, wallboard.key);
+  await waitForText(page.locator('#connection'), 'Live');
+  return page;
+}
+
 const claimed = async (page: Page): Promise<string> => {
   await waitForText(page.locator('#claim-status'), /^Claimed /);
   return (await page.locator('#item-record').textContent()) ?? '';
@@ -104,7 +117,8 @@ const claimed = async (page: Page): Promise<string> => {
 describe('the reviewer page against a server process', () => {
   it('two reviewers claim at once and get different items; a lapsed lease is said at once, refused locally, and claimable by the other', async () => {
     const batchId = await addBatch(3);
-    const [a, b] = await Promise.all([reviewer(tanaka, batchId, 30), reviewer(suzuki, batchId, 30)]);
+    const [a, b, board] = await Promise.all([reviewer(tanaka, batchId, 30), reviewer(suzuki, batchId, 30), dashboard()]);
+    await waitForText(board.locator('#chart-held'), 'Claim to decision, last hour: no decisions yet.');
     await Promise.all([a.page.keyboard.press('n'), b.page.keyboard.press('n')]);
     const [first, second] = await Promise.all([claimed(a.page), claimed(b.page)]);
     expect(new Set([first, second]).size).toBe(2);
@@ -119,6 +133,9 @@ describe('the reviewer page against a server process', () => {
     // suzuki decides; then the clock passes tanaka's 30 s lease.
     await b.page.keyboard.press('a');
     await waitForText(b.page.locator('#claim-status'), `Accepted ${batchId} / ${second}. Press N for the next item.`);
+    // The dashboard hears of the decision: its count, and the claim-to-decision time (no time passed on the clock).
+    await waitForText(board.locator('#stat-accepted'), '1');
+    await waitForText(board.locator('#chart-held'), 'Claim to decision, last hour: median 0 s, 90th percentile 0 s (1 decision).');
     await server.advance(31_000);
     await waitForText(a.page.locator('#lease-state'), /^Your lease lapsed at 09:00:30 \(server clock\)/);
     expect(await a.page.locator('#lease').getAttribute('data-state')).toBe('ended');
@@ -132,6 +149,7 @@ describe('the reviewer page against a server process', () => {
     expect(await claimed(b.page)).toBe(first);
     await b.page.keyboard.press('r');
     await waitForText(b.page.locator('#claim-status'), `Rejected ${batchId} / ${first}. Press N for the next item.`);
+    await waitForText(board.locator('#chart-held'), /\(2 decisions\)\.$/);
     const after = await items(batchId);
     expect(after.get(first)).toMatchObject({ status: 'REJECTED', reviewedBy: 'suzuki' });
     expect(after.get(second)).toMatchObject({ status: 'ACCEPTED', reviewedBy: 'suzuki' });

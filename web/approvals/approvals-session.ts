@@ -97,6 +97,16 @@ export class ApprovalsSession implements SignedInView {
       },
       error: (message) => this.problem(message),
     });
+    // A link may name the state or risk to list (the dashboard's "to reconcile" links to ?state=OUTCOME_UNKNOWN).
+    const asked = new URLSearchParams(window.location.search);
+    for (const [parameter, id] of [
+      ['state', 'filter-state'],
+      ['risk', 'filter-risk'],
+    ] as const) {
+      const select = byId<HTMLSelectElement>(id);
+      const value = asked.get(parameter);
+      if (value !== null && [...select.options].some((option) => option.value === value)) select.value = value;
+    }
     void this.guard(this.loadQueue());
   }
 

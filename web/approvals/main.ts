@@ -4,7 +4,6 @@ import { startSignIn } from '../shared/sign-in.js';
 import { ApprovalsSession } from './approvals-session.js';
 
 startSignIn({
-  storageKey: 'leasehold.approvals.apiKey',
   viewId: 'approvals',
   focusId: 'approvals-title',
   open: (key, refused) => new ApprovalsSession(key, refused),

@@ -58,6 +58,7 @@ export const ChartHistoryQuery = graphql(`
           sequence
           type
           occurredAt
+          details
         }
       }
       pageInfo {
@@ -99,6 +100,61 @@ export const EventsSubscription = graphql(`
         batchId
         recordId
       }
+    }
+  }
+`);
+
+/** The chart's live part: decisions (with how long their lease was held) and lease expiries. */
+export const ChartEventsSubscription = graphql(`
+  subscription DashboardChartEvents($afterSequence: Int) {
+    queueEvents(afterSequence: $afterSequence, filter: { types: [ITEM_DECIDED, LEASE_EXPIRED] }) {
+      sequence
+      type
+      occurredAt
+      serverTime
+      details
+    }
+  }
+`);
+
+/** The proposals panel: maintained counts, and the approved proposals (at most 100) to find approvals about to expire. */
+export const ProposalStatsQuery = graphql(`
+  query DashboardProposalStats {
+    serverTime
+    proposalStats {
+      byState {
+        key
+        count
+      }
+      pendingByAge {
+        key
+        count
+      }
+      needingReconciliation
+      executionFailures
+      stale
+      decisionWaitP50Seconds
+      decisionWaitP95Seconds
+    }
+    proposals(filter: { states: [APPROVED] }, first: 100) {
+      edges {
+        node {
+          approvalExpiresAt
+        }
+      }
+      pageInfo {
+        hasNextPage
+      }
+    }
+  }
+`);
+
+/** Any change to a proposal: the proposals panel reads its counts again. */
+export const ProposalChangesSubscription = graphql(`
+  subscription DashboardProposalChanges {
+    proposalEvents {
+      sequence
+      serverTime
     }
   }
 `);

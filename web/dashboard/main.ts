@@ -5,7 +5,6 @@ import { onFiltersSubmitted } from './filters.js';
 import { Session } from './session.js';
 
 const signIn = startSignIn({
-  storageKey: 'leasehold.dashboard.apiKey',
   viewId: 'dashboard',
   focusId: 'dashboard-title',
   open: (key, refused) => new Session(key, refused),

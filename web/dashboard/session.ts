@@ -12,6 +12,7 @@ import { LatestEventQuery, ViewerQuery } from './documents.js';
 import { EventFeed } from './event-feed.js';
 import { type Filters, filtersFromAddress, showFilters, writeFiltersToAddress } from './filters.js';
 import { ItemsTable } from './items-table.js';
+import { ProposalsPanel } from './proposals-panel.js';
 import { StatsPanel } from './stats-panel.js';
 import type { View } from './view.js';
 
@@ -20,6 +21,7 @@ export class Session implements View, SignedInView {
   readonly api: Api;
   private readonly stats = new StatsPanel(this);
   private readonly chart = new ChartPanel(this);
+  private readonly proposals = new ProposalsPanel(this);
   private readonly items = new ItemsTable(this);
   private readonly feed = new EventFeed(this, () => this.items.reloadSoon());
   /** The first requests failed (the server went away right after sign-in): they run again on reconnection. */
@@ -63,6 +65,7 @@ export class Session implements View, SignedInView {
     showFilters(this.currentFilters);
     writeFiltersToAddress(this.currentFilters);
     this.stats.start();
+    this.proposals.start();
     void this.guard(this.startStreams());
     this.ticker = setInterval(() => this.tick(), 1000);
     this.tick();
@@ -71,6 +74,7 @@ export class Session implements View, SignedInView {
   stop(): void {
     this.isStopped = true;
     this.stats.stop();
+    this.proposals.stop();
     this.feed.stop();
     this.chart.stop();
     if (this.ticker !== null) clearInterval(this.ticker);
@@ -144,5 +148,6 @@ export class Session implements View, SignedInView {
     this.items.renderCountdowns();
     this.stats.renderOldest();
     this.chart.tick();
+    this.proposals.tick();
   }
 }

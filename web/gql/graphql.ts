@@ -509,7 +509,7 @@ export type DashboardChartHistoryQueryVariables = Exact<{
 }>;
 
 
-export type DashboardChartHistoryQuery = { serverTime: string, events: { edges: Array<{ node: { sequence: number, type: EventType, occurredAt: string } }>, pageInfo: { hasPreviousPage: boolean, startCursor: string | null } } };
+export type DashboardChartHistoryQuery = { serverTime: string, events: { edges: Array<{ node: { sequence: number, type: EventType, occurredAt: string, details: Record<string, unknown> } }>, pageInfo: { hasPreviousPage: boolean, startCursor: string | null } } };
 
 export type DashboardStatsSubscriptionVariables = Exact<{ [key: string]: never; }>;
 
@@ -523,6 +523,23 @@ export type DashboardEventsSubscriptionVariables = Exact<{
 
 
 export type DashboardEventsSubscription = { queueEvents: { sequence: number, type: EventType, occurredAt: string, actor: string, serverTime: string, toStatus: ItemStatus | null, leaseExpiresAt: string | null, item: { batchId: string, recordId: string } | null } };
+
+export type DashboardChartEventsSubscriptionVariables = Exact<{
+  afterSequence?: number | null | undefined;
+}>;
+
+
+export type DashboardChartEventsSubscription = { queueEvents: { sequence: number, type: EventType, occurredAt: string, serverTime: string, details: Record<string, unknown> } };
+
+export type DashboardProposalStatsQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type DashboardProposalStatsQuery = { serverTime: string, proposalStats: { needingReconciliation: number, executionFailures: number, stale: number, decisionWaitP50Seconds: number | null, decisionWaitP95Seconds: number | null, byState: Array<{ key: string, count: number }>, pendingByAge: Array<{ key: string, count: number }> }, proposals: { edges: Array<{ node: { approvalExpiresAt: string | null } }>, pageInfo: { hasNextPage: boolean } } };
+
+export type DashboardProposalChangesSubscriptionVariables = Exact<{ [key: string]: never; }>;
+
+
+export type DashboardProposalChangesSubscription = { proposalEvents: { sequence: number, serverTime: string } };
 
 export type ReviewViewerQueryVariables = Exact<{ [key: string]: never; }>;
 
@@ -885,6 +902,7 @@ export const DashboardChartHistoryDocument = new TypedDocumentString(`
         sequence
         type
         occurredAt
+        details
       }
     }
     pageInfo {
@@ -893,7 +911,7 @@ export const DashboardChartHistoryDocument = new TypedDocumentString(`
     }
   }
 }
-    `, {"hash":"sha256:467c7de78e56e97c471dc295a35d04012b6cba74f2b428f2ad4cbb84f5398d03"}) as unknown as TypedDocumentString<DashboardChartHistoryQuery, DashboardChartHistoryQueryVariables>;
+    `, {"hash":"sha256:2796da15a998106053e5aa4d429e09965f9c8e7757d67be2894d8851f31659f9"}) as unknown as TypedDocumentString<DashboardChartHistoryQuery, DashboardChartHistoryQueryVariables>;
 export const DashboardStatsDocument = new TypedDocumentString(`
     subscription DashboardStats {
   queueStats {
@@ -927,6 +945,58 @@ export const DashboardEventsDocument = new TypedDocumentString(`
   }
 }
     `, {"hash":"sha256:0cd41a2b23d6f8aff7b42c805894db3e440e0a6448867cd48894df8888e19abb"}) as unknown as TypedDocumentString<DashboardEventsSubscription, DashboardEventsSubscriptionVariables>;
+export const DashboardChartEventsDocument = new TypedDocumentString(`
+    subscription DashboardChartEvents($afterSequence: Int) {
+  queueEvents(
+    afterSequence: $afterSequence
+    filter: {types: [ITEM_DECIDED, LEASE_EXPIRED]}
+  ) {
+    sequence
+    type
+    occurredAt
+    serverTime
+    details
+  }
+}
+    `, {"hash":"sha256:5dbaf8f3c7d0dfa7dcde6f3b6ba511e5780408c3ba44ffd3ea5d5db589f8f30a"}) as unknown as TypedDocumentString<DashboardChartEventsSubscription, DashboardChartEventsSubscriptionVariables>;
+export const DashboardProposalStatsDocument = new TypedDocumentString(`
+    query DashboardProposalStats {
+  serverTime
+  proposalStats {
+    byState {
+      key
+      count
+    }
+    pendingByAge {
+      key
+      count
+    }
+    needingReconciliation
+    executionFailures
+    stale
+    decisionWaitP50Seconds
+    decisionWaitP95Seconds
+  }
+  proposals(filter: {states: [APPROVED]}, first: 100) {
+    edges {
+      node {
+        approvalExpiresAt
+      }
+    }
+    pageInfo {
+      hasNextPage
+    }
+  }
+}
+    `, {"hash":"sha256:dd0c7110e5a5179dc052d4f81df473b1408c8975d7932b361838b529a969500e"}) as unknown as TypedDocumentString<DashboardProposalStatsQuery, DashboardProposalStatsQueryVariables>;
+export const DashboardProposalChangesDocument = new TypedDocumentString(`
+    subscription DashboardProposalChanges {
+  proposalEvents {
+    sequence
+    serverTime
+  }
+}
+    `, {"hash":"sha256:0a863d30083a18ea2de0101d4f8728e91d559311f63e6685d84f7db95fd03274"}) as unknown as TypedDocumentString<DashboardProposalChangesSubscription, DashboardProposalChangesSubscriptionVariables>;
 export const ReviewViewerDocument = new TypedDocumentString(`
     query ReviewViewer {
   serverTime

@@ -4,7 +4,6 @@ import { startSignIn } from '../shared/sign-in.js';
 import { ReviewSession } from './review-session.js';
 
 startSignIn({
-  storageKey: 'leasehold.review.apiKey',
   viewId: 'review',
   focusId: 'review-title',
   open: (key, refused) => new ReviewSession(key, refused),

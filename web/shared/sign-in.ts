@@ -20,9 +20,13 @@ export interface SignedInView {
   stop(): void;
 }
 
+/**
+ * sessionStorage: the credential lives as long as the tab, and is never written to disk for later visits. One key for
+ * every page, so a link from one page to another (the dashboard's "to reconcile" to /approvals) stays signed in.
+ */
+const STORAGE_KEY = 'leasehold.apiKey';
+
 export interface SignInOptions<V extends SignedInView> {
-  /** sessionStorage key: the credential lives as long as the tab, and is never written to disk for later visits. */
-  storageKey: string;
   /** The element shown while signed in, and the one focused then. */
   viewId: string;
   focusId: string;
@@ -58,7 +62,7 @@ export function startSignIn<V extends SignedInView>(options: SignInOptions<V>): 
 
   /** Any refusal of the key, over HTTP (401) or WebSocket (4401/4403): forget it and ask again. */
   const refused = (detail: string): void => {
-    sessionStorage.removeItem(options.storageKey);
+    sessionStorage.removeItem(STORAGE_KEY);
     showSignIn(`The server refused the API key. ${detail} Enter a valid key.`);
   };
 
@@ -67,7 +71,7 @@ export function startSignIn<V extends SignedInView>(options: SignInOptions<V>): 
     showCheckingKey();
     try {
       const viewer = await candidate.verify();
-      sessionStorage.setItem(options.storageKey, key);
+      sessionStorage.setItem(STORAGE_KEY, key);
       session = candidate;
       panel.hidden = true;
       errorLine.hidden = true;
@@ -80,7 +84,7 @@ export function startSignIn<V extends SignedInView>(options: SignInOptions<V>): 
     } catch (error) {
       candidate.stop();
       if (error instanceof RefusedError) {
-        sessionStorage.removeItem(options.storageKey);
+        sessionStorage.removeItem(STORAGE_KEY);
         showSignIn(`The server refused ${stored ? 'the saved' : 'this'} API key. ${error.message} Enter a valid key.`);
       } else {
         // The server may be restarting: keep a saved key and let the user try again.
@@ -99,11 +103,11 @@ export function startSignIn<V extends SignedInView>(options: SignInOptions<V>): 
     void signIn(key, false);
   });
   signOutButton.addEventListener('click', () => {
-    sessionStorage.removeItem(options.storageKey);
+    sessionStorage.removeItem(STORAGE_KEY);
     showSignIn(null);
   });
 
-  const saved = sessionStorage.getItem(options.storageKey);
+  const saved = sessionStorage.getItem(STORAGE_KEY);
   if (saved) void signIn(saved, true);
   else showSignIn(null);
   return { current: () => session };
