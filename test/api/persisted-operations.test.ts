@@ -10,11 +10,16 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildWeb } from '../../scripts/build-web.js';
 import { loadConfig } from '../../src/config.js';
+import { systemClock } from '../../src/domain/clock.js';
 import { loadManifests } from '../../src/http/persisted-operations.js';
+import { addCategories } from '../../src/services/categories.js';
+import { addItems } from '../../src/services/items.js';
+import { submitProposal } from '../../src/services/proposals/index.js';
 import { tempDir } from '../cli/support.js';
 import { launchChromium, signIn, waitForText, watchForErrors } from '../support/dashboard-browser.js';
 import { type TestDatabase, testDatabase } from '../support/database.js';
-import { createKeys, startServerProcess } from '../support/process.js';
+import { createKeys, startServerProcess, withDatabase } from '../support/process.js';
+import { PROPOSER, proposalInput } from '../support/proposals.js';
 import { postGraphQL, startTestServer, type TestClient, type TestServer } from '../support/server.js';
 import { connectWs } from '../support/ws.js';
 
@@ -219,6 +224,48 @@ describe('the dashboard under PERSISTED_OPERATIONS=require', () => {
       await waitForText(page.getByRole('status'), 'Live', 30_000);
       await page.locator('#stat-pending').waitFor();
       expect(sent.length).toBeGreaterThan(0);
+      for (const body of sent) expect(body).not.toHaveProperty('query');
+      expect(problems).toEqual([]);
+    } finally {
+      await context.close();
+      await server.kill();
+    }
+  }, 60_000);
+
+  it('/review and /approvals work their whole loop by hash: claim over the socket, decide, approve', async () => {
+    const [reviewer] = await createKeys(database, [{ name: 'hashed-reviewer', roles: ['REVIEWER'] }]);
+    await withDatabase(database, async (db) => {
+      const deps = { db, clock: systemClock };
+      const setup = { name: 'setup', authenticated: false };
+      await addCategories(deps, setup, ['hashed']);
+      await addItems(deps, setup, [{ batchId: 'hashed', recordId: 'h-1', proposedCategory: 'hashed', reason: 'by hash' }]);
+      await submitProposal(deps, PROPOSER, proposalInput('hashed-1'));
+    });
+    const server = await startServerProcess({ DATABASE_URL: database.url, PERSISTED_OPERATIONS: 'require' });
+    const context = await browser.newContext();
+    try {
+      const page = await context.newPage();
+      const problems = watchForErrors(page);
+      const sent: unknown[] = [];
+      page.on('request', (request) => {
+        if (request.url().endsWith('/graphql') && request.method() === 'POST') sent.push(request.postDataJSON());
+      });
+      await page.goto(`${server.url}/review`);
+      await page.getByLabel('API key or JWT', { exact: true }).fill((reviewer as { key: string }).key);
+      await page.keyboard.press('Enter');
+      await waitForText(page.locator('#connection'), 'Live', 30_000);
+      await page.locator('#review-title').focus();
+      await page.keyboard.press('n');
+      await waitForText(page.locator('#claim-status'), 'Claimed hashed / h-1.');
+      await page.keyboard.press('a');
+      await waitForText(page.locator('#claim-status'), 'Accepted hashed / h-1. Press N for the next item.');
+
+      // The same tab: /approvals is signed in already.
+      await page.goto(`${server.url}/approvals`);
+      await page.getByRole('button', { name: 'prices / hashed-1 r1' }).click();
+      await page.locator('#approve').click();
+      await waitForText(page.locator('#proposal-state'), /^APPROVED/);
+      expect(sent.length).toBeGreaterThan(4);
       for (const body of sent) expect(body).not.toHaveProperty('query');
       expect(problems).toEqual([]);
     } finally {
