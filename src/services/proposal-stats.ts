@@ -1,6 +1,6 @@
 // Action-proposal statistics for dashboards and /metrics: counts by state, pending proposals by age,
 // outcome totals, and how long proposals wait for a decision. Read-only, on the read connection.
-import { PROPOSAL_STATES, type ProposalState } from '../domain/proposal.js';
+import { PROPOSAL_STATES, type ProposalState, RISK_LEVELS, type RiskLevel } from '../domain/proposal.js';
 import type { ServiceDeps } from './context.js';
 
 const HOUR_MS = 3_600_000;
@@ -15,6 +15,8 @@ export interface ProposalCounts {
   computedAt: Date;
   byState: Record<ProposalState, number>;
   pendingByAge: Record<PendingAgeBucket, number>;
+  /** PENDING proposals by risk level (maintained counts: see the pending_by_risk migration). */
+  pendingByRisk: Record<RiskLevel, number>;
   /** Age in seconds of the oldest PENDING proposal; null when none is pending. */
   oldestPendingAgeSeconds: number | null;
   /** Executed without a review before (a policy with approvers: 0) and not yet reviewed afterwards. */
@@ -57,6 +59,7 @@ type Int = number | bigint | string | null;
 const num = (value: Int | Date | undefined): number => (value == null ? 0 : Number(value));
 
 const STATE_NAMES = Object.keys(PROPOSAL_STATES) as ProposalState[];
+const RISK_NAMES: readonly RiskLevel[] = RISK_LEVELS;
 
 /**
  * One statement (one snapshot), every part an index read: the maintained counts by state and of
@@ -67,13 +70,16 @@ const STATE_NAMES = Object.keys(PROPOSAL_STATES) as ProposalState[];
 export const PROPOSAL_COUNTS_SQL = `SELECT
   ${STATE_NAMES.map((state) => `(SELECT "value" FROM "QueueCounter" WHERE "name" = 'proposal:${state}') AS "${state}",`).join('\n  ')}
   (SELECT "value" FROM "QueueCounter" WHERE "name" = 'proposal:approved') AS approved,
+  ${RISK_NAMES.map((risk) => `(SELECT "value" FROM "QueueCounter" WHERE "name" = 'proposal-pending:${risk}') AS "pending_${risk}",`).join('\n  ')}
   (SELECT count(*) FROM "Proposal" WHERE "state" = 'PENDING' AND "createdAt" > ?) AS lt_1h,
   (SELECT count(*) FROM "Proposal" WHERE "state" = 'PENDING' AND "createdAt" <= ? AND "createdAt" > ?) AS h1_4,
   (SELECT count(*) FROM "Proposal" WHERE "state" = 'PENDING' AND "createdAt" <= ? AND "createdAt" > ?) AS h4_24,
   (SELECT min("createdAt") FROM "Proposal" WHERE "state" = 'PENDING') AS oldest,
   (SELECT count(*) FROM "Proposal" WHERE "afterReview" = 'PENDING') AS after_review`;
 
-type CountsRow = Record<ProposalState | 'approved' | 'lt_1h' | 'h1_4' | 'h4_24' | 'after_review', Int> & { oldest: Int | Date };
+type CountsRow = Record<ProposalState | 'approved' | 'lt_1h' | 'h1_4' | 'h4_24' | 'after_review' | `pending_${RiskLevel}`, Int> & {
+  oldest: Int | Date;
+};
 
 async function readCounts(deps: ServiceDeps): Promise<ProposalCounts & { approved: number }> {
   const now = deps.clock.now();
@@ -95,6 +101,7 @@ async function readCounts(deps: ServiceDeps): Promise<ProposalCounts & { approve
     computedAt: now,
     byState,
     pendingByAge: { ...younger, gte_24h: byState.PENDING - younger.lt_1h - younger['1h_to_4h'] - younger['4h_to_24h'] },
+    pendingByRisk: Object.fromEntries(RISK_NAMES.map((risk) => [risk, num(row[`pending_${risk}`])])) as Record<RiskLevel, number>,
     oldestPendingAgeSeconds: row.oldest == null ? null : Math.max(0, (at - num(row.oldest)) / 1000),
     awaitingReviewAfterExecution: num(row.after_review),
     approved: num(row.approved),

@@ -14,6 +14,7 @@ import { numberPlaceholders } from '../../src/db/tx-sql.js';
 import { ManualClock } from '../../src/domain/clock.js';
 import { DomainError } from '../../src/domain/errors.js';
 import { longestLeaseFrom } from '../../src/domain/lease.js';
+import { RISK_LEVELS } from '../../src/domain/proposal.js';
 import { createLogger } from '../../src/logger.js';
 import { addCategories } from '../../src/services/categories.js';
 import type { Actor } from '../../src/services/context.js';
@@ -340,6 +341,11 @@ describe('live counters', () => {
       ago(24 * HOUR_MS),
     );
     const [approved] = await db.query<{ n: unknown }>('SELECT count(*) AS n FROM "Proposal" WHERE "approvedAt" IS NOT NULL');
+    const risks = await db.query<{ risk: string; n: unknown }>(
+      `SELECT "riskLevel" AS risk, count(*) AS n FROM "Proposal" WHERE "state" = 'PENDING' GROUP BY "riskLevel"`,
+    );
+    const pendingByRisk = Object.fromEntries(RISK_LEVELS.map((risk) => [risk, 0])) as Record<(typeof RISK_LEVELS)[number], number>;
+    for (const row of risks) pendingByRisk[row.risk as (typeof RISK_LEVELS)[number]] = count(row.n);
     const [afterReview] = await db.query<{ n: unknown }>(`SELECT count(*) AS n FROM "Proposal" WHERE "afterReview" = 'PENDING'`);
     const decided = await db.query<{ created: unknown; decided: unknown }>(
       `SELECT p."createdAt" AS created, min(e."occurredAt") AS decided
@@ -374,6 +380,7 @@ describe('live counters', () => {
           '4h_to_24h': count(pending?.h4_24),
           gte_24h: count(pending?.gte_24h),
         },
+        pendingByRisk,
         oldestPendingAgeSeconds: oldestProposal === null ? null : Math.max(0, (at - oldestProposal.getTime()) / 1000),
         awaitingReviewAfterExecution: count(afterReview?.n),
       },
@@ -405,6 +412,7 @@ describe('live counters', () => {
     for (const [name, value] of Object.entries(expected.queue)) if (typeof value === 'number') note(name, value);
     for (const [state, value] of Object.entries(expected.proposals.byState)) note(state, value);
     for (const [bucket, value] of Object.entries(expected.proposals.pendingByAge)) note(bucket, value);
+    for (const [risk, value] of Object.entries(expected.proposals.pendingByRisk)) note(`pending ${risk}`, value);
     note('decisions', expected.waitTimes.decisions);
 
     const counters = await db.query<{ name: string; value: unknown }>('SELECT "name" AS name, "value" AS value FROM "QueueCounter"');
@@ -413,6 +421,7 @@ describe('live counters', () => {
       'item:leased': expected.leased,
       ...Object.fromEntries(STATES.map((state) => [`proposal:${state}`, expected.proposals.byState[state]])),
       'proposal:approved': expected.approved,
+      ...Object.fromEntries(RISK_LEVELS.map((risk) => [`proposal-pending:${risk}`, expected.proposals.pendingByRisk[risk]])),
     });
 
     expect(await app.live.tail.queueStats(now)).toEqual(expected.queue);
@@ -518,7 +527,7 @@ describe('live counters', () => {
     for (const name of ['pending', 'accepted', 'corrected', 'rejected', 'unclaimed', 'active', 'expired', 'decisions']) {
       expect(reached.get(name), name).toBeGreaterThan(0);
     }
-    for (const name of ['PENDING', 'lt_1h', 'gte_24h']) expect(reached.get(name), name).toBeGreaterThan(0);
+    for (const name of ['PENDING', 'lt_1h', 'gte_24h', 'pending LOW', 'pending HIGH']) expect(reached.get(name), name).toBeGreaterThan(0);
     const history = await db.query<{ type: string; n: unknown }>(
       `SELECT "type" AS type, count(*) AS n FROM "Event" WHERE "type" <> 'LEASE_CLAIMED' OR "leaseNumber" > 1 GROUP BY "type"`,
     );

@@ -219,15 +219,18 @@ describe.runIf(ADMIN_URL)('PostgreSQL migrations', () => {
         'proposal:EXECUTED': 1,
         'proposal:REJECTED': 1,
         'proposal:approved': 2,
+        // Since pending_by_risk: the two PENDING proposals, both LOW.
+        'proposal-pending:LOW': 2,
       });
       // Every name is there, at zero where nothing is counted yet.
       // 12 proposal states since proposal_holds (ON_HOLD), which adds its counter.
-      expect((await client.query('SELECT "name" FROM "QueueCounter"')).rowCount).toBe(4 + 1 + 12 + 1);
+      expect((await client.query('SELECT "name" FROM "QueueCounter"')).rowCount).toBe(4 + 1 + 12 + 1 + 4);
       await client.query(
         `UPDATE "Item" SET "leaseTokenHash" = NULL, "claimedBy" = NULL, "claimedAt" = NULL, "leaseExpiresAt" = NULL WHERE "recordId" = 'l1'`,
       );
       await client.query(`UPDATE "Item" SET "status" = 'REJECTED', "reviewedBy" = 'r', "decidedAt" = now() WHERE "recordId" = 'p1'`);
       await client.query(`UPDATE "Proposal" SET "state" = 'EXECUTING' WHERE "recordId" = 'q3'`);
+      await client.query(`UPDATE "Proposal" SET "state" = 'CANCELLED' WHERE "recordId" = 'q1'`);
       // Several rows in one INSERT statement are counted together (a statement-level trigger).
       await client.query(
         `INSERT INTO "Item" ("batchId", "recordId", "proposedCategory", "reason", "createdAt", "addedBy") VALUES
@@ -239,6 +242,7 @@ describe.runIf(ADMIN_URL)('PostgreSQL migrations', () => {
         'item:leased': 1,
         'proposal:EXECUTING': 1,
         'proposal:approved': 2,
+        'proposal-pending:LOW': 1,
       });
       expect(await counters()).not.toHaveProperty('proposal:APPROVED');
     });

@@ -271,21 +271,25 @@ describe('migrations', () => {
       'proposal:EXECUTED': 1,
       'proposal:REJECTED': 1,
       'proposal:approved': 2,
+      // Since pending_by_risk: the two PENDING proposals, both LOW.
+      'proposal-pending:LOW': 2,
     });
     // Every name is there, at zero where nothing is counted yet.
     // 12 proposal states since proposal_holds (ON_HOLD), which adds its counter.
-    expect(after.prepare('SELECT count(*) FROM "QueueCounter"').pluck().get()).toBe(4 + 1 + 12 + 1);
+    expect(after.prepare('SELECT count(*) FROM "QueueCounter"').pluck().get()).toBe(4 + 1 + 12 + 1 + 4);
     after.exec(
       `UPDATE "Item" SET "leaseTokenHash" = NULL, "claimedBy" = NULL, "claimedAt" = NULL, "leaseExpiresAt" = NULL WHERE "recordId" = 'l1'`,
     );
     after.exec(`UPDATE "Item" SET "status" = 'REJECTED', "reviewedBy" = 'r', "decidedAt" = 6 WHERE "recordId" = 'p1'`);
     after.exec(`UPDATE "Proposal" SET "state" = 'EXECUTING' WHERE "recordId" = 'q3'`);
+    after.exec(`UPDATE "Proposal" SET "state" = 'CANCELLED' WHERE "recordId" = 'q1'`);
     expect(counters()).toMatchObject({
       'item:PENDING': 4,
       'item:REJECTED': 3,
       'item:leased': 1,
       'proposal:EXECUTING': 1,
       'proposal:approved': 2,
+      'proposal-pending:LOW': 1,
     });
     expect(counters()).not.toHaveProperty('proposal:APPROVED');
     after.close();

@@ -111,6 +111,9 @@ describe('the approvals page against a server', () => {
     await submitProposal(deps(), PROPOSER, proposalInput('sku-3', { riskLevel: 'HIGH' }));
     const [sato, ito] = await Promise.all([approver('sato', ['REVIEWER']), approver('ito', ['REVIEWER'])]);
     await Promise.all([open(sato.page, 'sku-3'), open(ito.page, 'sku-3')]);
+    // The dashboard counts it among the HIGH-risk proposals awaiting approval (a maintained count), until approved.
+    const board = await approver('wallboard', ['VIEWER'], '/dashboard', 'API key');
+    await waitForText(board.page.locator('#prop-risk-HIGH'), '1');
     await waitForText(ito.page.locator('#p-policy'), /^0 of 2 approvals/);
     await waitForText(ito.page.locator('#p-after'), /^After your approval it still needs 1 more/);
     await sato.page.locator('#approve').click();
@@ -121,6 +124,7 @@ describe('the approvals page against a server', () => {
     await ito.page.locator('#approve').click();
     await waitForText(ito.page.locator('#proposal-state'), /^APPROVED/);
     await waitForText(ito.page.locator('#p-policy'), /^2 of 2 approvals/);
+    await waitForText(board.page.locator('#prop-risk-HIGH'), '0');
     expect(ito.problems).toEqual([]);
   });
 

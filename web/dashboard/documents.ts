@@ -130,6 +130,10 @@ export const ProposalStatsQuery = graphql(`
         key
         count
       }
+      pendingByRisk {
+        key
+        count
+      }
       needingReconciliation
       executionFailures
       stale

@@ -1,4 +1,4 @@
-// The "Action proposals" panel: what waits for approval (and for how long), what is approved and about to lose its
+// The "Action proposals" panel: what waits for approval (for how long, at which risk), what is approved and about to lose its
 // approval, what needs a reconciler, what failed, from proposalStats (maintained counts) and the approved
 // proposals (at most 100); read again when a proposal changes (proposalEvents), at most once a second.
 import type { DashboardProposalStatsQuery } from '../gql/graphql.js';
@@ -89,6 +89,10 @@ export class ProposalsPanel {
     for (const bucket of stats.pendingByAge) {
       const cell = document.getElementById(`prop-age-${bucket.key}`);
       if (cell) cell.textContent = String(bucket.count);
+    }
+    for (const level of stats.pendingByRisk) {
+      const cell = document.getElementById(`prop-risk-${level.key}`);
+      if (cell) cell.textContent = String(level.count);
     }
     byId('prop-wait').textContent =
       stats.decisionWaitP50Seconds === null || stats.decisionWaitP50Seconds === undefined

@@ -534,7 +534,7 @@ export type DashboardChartEventsSubscription = { queueEvents: { sequence: number
 export type DashboardProposalStatsQueryVariables = Exact<{ [key: string]: never; }>;
 
 
-export type DashboardProposalStatsQuery = { serverTime: string, proposalStats: { needingReconciliation: number, executionFailures: number, stale: number, decisionWaitP50Seconds: number | null, decisionWaitP95Seconds: number | null, byState: Array<{ key: string, count: number }>, pendingByAge: Array<{ key: string, count: number }> }, proposals: { edges: Array<{ node: { approvalExpiresAt: string | null } }>, pageInfo: { hasNextPage: boolean } } };
+export type DashboardProposalStatsQuery = { serverTime: string, proposalStats: { needingReconciliation: number, executionFailures: number, stale: number, decisionWaitP50Seconds: number | null, decisionWaitP95Seconds: number | null, byState: Array<{ key: string, count: number }>, pendingByAge: Array<{ key: string, count: number }>, pendingByRisk: Array<{ key: string, count: number }> }, proposals: { edges: Array<{ node: { approvalExpiresAt: string | null } }>, pageInfo: { hasNextPage: boolean } } };
 
 export type DashboardProposalChangesSubscriptionVariables = Exact<{ [key: string]: never; }>;
 
@@ -971,6 +971,10 @@ export const DashboardProposalStatsDocument = new TypedDocumentString(`
       key
       count
     }
+    pendingByRisk {
+      key
+      count
+    }
     needingReconciliation
     executionFailures
     stale
@@ -988,7 +992,7 @@ export const DashboardProposalStatsDocument = new TypedDocumentString(`
     }
   }
 }
-    `, {"hash":"sha256:dd0c7110e5a5179dc052d4f81df473b1408c8975d7932b361838b529a969500e"}) as unknown as TypedDocumentString<DashboardProposalStatsQuery, DashboardProposalStatsQueryVariables>;
+    `, {"hash":"sha256:97d2826be366bb10812cbb3fc264cdaab49d0ad8cee84477c2aef47263c044e4"}) as unknown as TypedDocumentString<DashboardProposalStatsQuery, DashboardProposalStatsQueryVariables>;
 export const DashboardProposalChangesDocument = new TypedDocumentString(`
     subscription DashboardProposalChanges {
   proposalEvents {

@@ -58,6 +58,11 @@ const ProposalStatsRef = builder.objectRef<ProposalStats>('ProposalStats').imple
       description: 'PENDING proposals by age: lt_1h, 1h_to_4h, 4h_to_24h, gte_24h.',
       resolve: (stats) => Object.entries(stats.pendingByAge).map(([key, count]) => ({ key, count })),
     }),
+    pendingByRisk: t.field({
+      type: [CountRef],
+      description: 'PENDING proposals by risk level: LOW, MEDIUM, HIGH, CRITICAL (maintained counts).',
+      resolve: (stats) => Object.entries(stats.pendingByRisk).map(([key, count]) => ({ key, count })),
+    }),
     oldestPendingAgeSeconds: t.exposeFloat('oldestPendingAgeSeconds', {
       nullable: true,
       description: 'Age of the oldest pending proposal.',
