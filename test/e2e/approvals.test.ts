@@ -94,6 +94,46 @@ describe('the approvals page against a server', () => {
     expect(problems).toEqual([]);
   });
 
+  it('approving revision 1 the page still shows after revision 2 replaced it: refused by the server, said, and revision 2 shown', async () => {
+    await submitProposal(deps(), PROPOSER, proposalInput('sku-5'));
+    const client = await server.as('sato', ['REVIEWER']);
+    const context = await browser.newContext({ viewport: { width: 1400, height: 1000 }, locale: 'en-GB', timezoneId: 'UTC' });
+    contexts.push(context);
+    const page = await context.newPage();
+    const problems = watchForErrors(page);
+    // The page's WebSocket goes through the test, which can hold back what the server pushes: the page does not hear
+    // of revision 2 before its approval goes out (the race the live update otherwise closes).
+    let holding = false;
+    const held: (string | Buffer)[] = [];
+    let toPage = (_message: string | Buffer): void => {};
+    await page.routeWebSocket(/\/graphql$/, (socket) => {
+      const upstream = socket.connectToServer();
+      toPage = (message) => socket.send(message);
+      upstream.onMessage((message) => (holding ? held.push(message) : socket.send(message)));
+      socket.onMessage((message) => upstream.send(message));
+    });
+    await page.goto(`${server.url}/approvals`);
+    await page.getByLabel('API key or JWT', { exact: true }).fill(client.key);
+    await page.keyboard.press('Enter');
+    await open(page, 'sku-5');
+    holding = true;
+    await reportTargetState(deps(), executor, { targetSystem: 'shop', targetId: 'sku-5', fingerprint: 'v2-sku-5' });
+    await submitProposal(deps(), PROPOSER, proposalInput('sku-5', { revision: 2, fingerprint: 'v2-sku-5', currentValue: 1399 }));
+    expect(await page.locator('#approve').isEnabled()).toBe(true);
+    await page.locator('#approve').click();
+    await waitForText(page.locator('#problem'), /^Not sent: /);
+    await waitForText(page.locator('#proposal-notice'), /^Revision 2 replaces this one/);
+    expect(await page.locator('#approve').isDisabled()).toBe(true);
+    holding = false;
+    for (const message of held.splice(0)) toPage(message);
+    await page.getByRole('button', { name: 'Open revision 2 (PENDING)' }).click();
+    await waitForText(page.locator('#proposal-title'), 'prices / sku-5, revision 2');
+    const first = await server.db.read.proposal.findFirst({ where: { recordId: 'sku-5', revision: 1 }, include: { approvals: true } });
+    expect(first?.state).toBe('STALE');
+    expect(first?.approvals).toEqual([]);
+    expect(problems).toEqual([]);
+  });
+
   it('says why an approval was not taken when the server refuses it, and shows the proposal as it stands', async () => {
     const { proposal } = await submitProposal(deps(), PROPOSER, proposalInput('sku-2'));
     const { page } = await approver('sato', ['REVIEWER']);
