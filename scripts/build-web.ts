@@ -5,13 +5,13 @@ import { copyFile, mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import { WEB_PAGES } from '../src/web-pages.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const WEB_OUTPUT = path.join(ROOT, 'dist', 'web');
 
-/** The pages: each has web/<name>/main.ts, styles.css and index.html, built to <name>.js and <name>.css. */
-export const PAGES = ['dashboard', 'review', 'approvals'] as const;
-export type PageName = (typeof PAGES)[number];
+/** Each page (src/web-pages.ts lists them) has web/<name>/main.ts, styles.css and index.html, built to <name>.js and <name>.css. */
+type PageName = (typeof WEB_PAGES)[number];
 
 async function buildPage(name: PageName, outroot: string): Promise<void> {
   const source = path.join(ROOT, 'web', name);
@@ -39,7 +39,7 @@ async function buildPage(name: PageName, outroot: string): Promise<void> {
 
 /** Writes every page (default under dist/web/). */
 export async function buildWeb(outroot = WEB_OUTPUT): Promise<void> {
-  await Promise.all(PAGES.map((name) => buildPage(name, outroot)));
+  await Promise.all(WEB_PAGES.map((name) => buildPage(name, outroot)));
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {

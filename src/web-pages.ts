@@ -8,8 +8,9 @@ import type { Logger } from './logger.js';
 /** The same directory whether this module runs from src/ (tsx) or from dist/ (compiled): both sit in the project root. */
 export const WEB_DIRECTORY = fileURLToPath(new URL('../dist/web/', import.meta.url));
 
-/** The pages scripts/build-web.ts builds: `/<page>` and its script and stylesheet. */
-const PAGES = ['dashboard', 'review', 'approvals'];
+/** The pages: web/<page>/ built by scripts/build-web.ts, served here as `/<page>` with its script and stylesheet. */
+export const WEB_PAGES = ['dashboard', 'review', 'approvals'] as const;
+const PAGES: readonly string[] = WEB_PAGES;
 
 const FILES = new Map<string, { file: string; type: string }>(
   PAGES.flatMap((page) => [

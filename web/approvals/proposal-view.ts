@@ -99,8 +99,9 @@ export function showProposal(proposal: ProposalDetail, viewer: Viewer, now: numb
   const reviewer = roles.includes('REVIEWER') && proposal.proposedBy !== viewer.name;
   byId('review-actions').hidden = !reviewer;
   byId('approve-revision').textContent = String(proposal.revision);
-  for (const id of ['approve', 'request-changes', 'reject'])
-    byId<HTMLButtonElement>(id).disabled = blocked !== null && !(id !== 'approve' && proposal.state === 'PENDING');
+  // Approving needs nothing in the way; turning a proposal down needs only that it is still PENDING.
+  byId<HTMLButtonElement>('approve').disabled = blocked !== null;
+  for (const id of ['request-changes', 'reject']) byId<HTMLButtonElement>(id).disabled = proposal.state !== 'PENDING';
   const open = proposal.state === 'PENDING' || proposal.state === 'APPROVED';
   const canCancel = open && (proposal.proposedBy === viewer.name || roles.includes('ADMIN'));
   const canHold = open && roles.some((role) => OVERSIGHT_ROLES.includes(role));
