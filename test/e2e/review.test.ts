@@ -2,8 +2,8 @@
 // server process on a manual clock (test/support/fake-clock-server.ts): two browser contexts are two reviewers.
 // Both press "claim next" at once and get different items; one lets its 30 s lease lapse (the clock moved past it)
 // and its page says so at once, refuses to send a decision on it and says why, while the other claims that item;
-// the whole loop by keyboard (claim, correct to a Japanese category, accept, reject, renew, release); a closed tab
-// frees the item it held (releaseOnDisconnect).
+// the whole loop by keyboard (claim, correct to a Japanese category, accept, reject, renew, release); a key pressed
+// while a request is on its way is carried out after it; a closed tab frees the item it held (releaseOnDisconnect).
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildWeb } from '../../scripts/build-web.js';
@@ -71,6 +71,32 @@ async function addBatch(count: number): Promise<string> {
   }));
   await ask(server.url, proposer, ADD_ITEMS, { items });
   return batchId;
+}
+
+/**
+ * Holds back the answer to the page's next GraphQL POST whose variables `match`: the request reaches the server
+ * and is carried out; its answer reaches the page only after `release()`.
+ */
+function held(page: Page, match: (variables: Record<string, unknown>) => boolean): { request: Promise<{ release: () => void }> } {
+  let resolve: (value: { release: () => void }) => void = () => {};
+  const request = new Promise<{ release: () => void }>((done) => {
+    resolve = done;
+  });
+  let taken = false;
+  void page.route('**/graphql', async (route) => {
+    const body = route.request().postDataJSON() as { variables?: Record<string, unknown> } | null;
+    if (taken || route.request().method() !== 'POST' || !match(body?.variables ?? {})) return route.fallback();
+    taken = true;
+    const response = await route.fetch();
+    let release: () => void = () => {};
+    const answered = new Promise<void>((done) => {
+      release = done;
+    });
+    resolve({ release });
+    await answered;
+    await route.fulfill({ response });
+  });
+  return { request };
 }
 
 async function items(batchId: string): Promise<Map<string, ItemRow>> {
@@ -185,6 +211,31 @@ describe('the reviewer page against a server process', () => {
     await waitForText(page.locator('#claim-status'), `Corrected ${batchId} / ${record}. Press N for the next item.`);
     await waitForText(page.locator('#done-list li').first(), `Corrected: ${batchId} / ${record} → 請求`);
     expect((await items(batchId)).get(record)).toMatchObject({ status: 'CORRECTED', finalCategory: '請求', reviewedBy: 'tanaka' });
+    expect(problems).toEqual([]);
+  });
+
+  it('carries out a key pressed while a request is on its way, and reads a release the same when heard first live', async () => {
+    const batchId = await addBatch(1);
+    const { page, problems } = await reviewer(tanaka, batchId);
+    await page.keyboard.press('n');
+    const record = await claimed(page);
+    // The renewal's answer is held back until L has been pressed: the page hears the renewal on its live
+    // connection first (the countdown moves), and L, pressed then, must not be lost.
+    const renewing = held(page, (variables) => 'leaseSeconds' in variables && 'token' in variables);
+    await page.keyboard.press('e');
+    const renewal = await renewing.request;
+    await waitForText(page.locator('#lease-countdown'), /until 09:\d\d:\d\d$/);
+    expect(await page.locator('#review').getAttribute('aria-busy')).toBe('true');
+    // The release, in turn, is answered only after the page has heard of it live: it reads as this page's own.
+    const releasing = held(page, (variables) => Object.keys(variables).join() === 'token');
+    await page.keyboard.press('l');
+    renewal.release();
+    const release = await releasing.request;
+    await waitForText(page.locator('#lease-state'), /^You released the item: it is back in the queue/);
+    release.release();
+    await expect.poll(async () => page.locator('#review').getAttribute('aria-busy')).toBe(null);
+    expect((await items(batchId)).get(record)?.claimState).toBe('UNCLAIMED');
+    await waitForText(page.locator('#lease-state'), /^You released the item/);
     expect(problems).toEqual([]);
   });
 

@@ -13,6 +13,8 @@ export interface HeldLease {
   expiresAt: number;
   /** The server said it runs out soon (EXPIRING). */
   expiring: boolean;
+  /** This page asked the server to release it, and has not had the answer yet. */
+  releasing?: boolean;
   /** Why the lease is no longer the reviewer's (lapsed, lost, released, decided); null while it holds. */
   ended: string | null;
 }

@@ -23,6 +23,8 @@ const DEAD_LEASE_CODES = new Set(['CLAIM_EXPIRED', 'CLAIM_NOT_FOUND', 'NOT_LEASE
 
 const DECISION_WORDS: Record<Decision, string> = { ACCEPTED: 'Accepted', CORRECTED: 'Corrected', REJECTED: 'Rejected' };
 
+const RELEASED_HERE = 'You released the item: it is back in the queue. Press N for the next item.';
+
 const claimStatus = byId('claim-status');
 const claimButton = byId<HTMLButtonElement>('claim-next');
 
@@ -36,6 +38,8 @@ export class ReviewSession implements SignedInView {
   private ticker: ReturnType<typeof setInterval> | null = null;
   /** A request about the lease is on its way: keys and buttons wait for its answer. */
   private busy = false;
+  /** What the reviewer asked for while a request was on its way (the latest ask): done once it is answered. */
+  private next: (() => void) | null = null;
   private stopped = false;
 
   constructor(
@@ -60,7 +64,7 @@ export class ReviewSession implements SignedInView {
       'submit',
       (event) => {
         event.preventDefault();
-        void this.claim();
+        this.whenFree(() => this.claim());
       },
       { signal },
     );
@@ -68,20 +72,20 @@ export class ReviewSession implements SignedInView {
       'submit',
       (event) => {
         event.preventDefault();
-        void this.decide('CORRECTED');
+        this.whenFree(() => this.decide('CORRECTED'));
       },
       { signal },
     );
-    byId('accept').addEventListener('click', () => void this.decide('ACCEPTED'), { signal });
-    byId('reject').addEventListener('click', () => void this.decide('REJECTED'), { signal });
-    byId('renew').addEventListener('click', () => void this.renew(), { signal });
-    byId('release').addEventListener('click', () => void this.release(), { signal });
+    byId('accept').addEventListener('click', () => this.whenFree(() => this.decide('ACCEPTED')), { signal });
+    byId('reject').addEventListener('click', () => this.whenFree(() => this.decide('REJECTED')), { signal });
+    byId('renew').addEventListener('click', () => this.whenFree(() => this.renew()), { signal });
+    byId('release').addEventListener('click', () => this.whenFree(() => this.release()), { signal });
     byId('correct-category').addEventListener(
       'keydown',
       (event) => {
         if (event.key !== 'Enter') return;
         event.preventDefault();
-        void this.decide('CORRECTED');
+        this.whenFree(() => this.decide('CORRECTED'));
       },
       { signal },
     );
@@ -109,17 +113,26 @@ export class ReviewSession implements SignedInView {
     const target = event.target as HTMLElement | null;
     if (target && target.closest('input, textarea, select, [contenteditable="true"]') !== null) return;
     const actions: Record<string, () => void> = {
-      n: () => void this.claim(),
-      a: () => void this.decide('ACCEPTED'),
-      r: () => void this.decide('REJECTED'),
+      n: () => this.whenFree(() => this.claim()),
+      a: () => this.whenFree(() => this.decide('ACCEPTED')),
+      r: () => this.whenFree(() => this.decide('REJECTED')),
       c: () => byId<HTMLSelectElement>('correct-category').focus(),
-      e: () => void this.renew(),
-      l: () => void this.release(),
+      e: () => this.whenFree(() => this.renew()),
+      l: () => this.whenFree(() => this.release()),
     };
     const action = actions[event.key.toLowerCase()];
     if (!action) return;
     event.preventDefault();
     action();
+  }
+
+  /**
+   * Does `action` now, or once the request on its way is answered: a key pressed as soon as the live connection
+   * showed a change (a renewal heard before its own answer) is not lost. Only the latest such ask is kept.
+   */
+  private whenFree(action: () => Promise<void>): void {
+    if (this.busy) this.next = () => void action();
+    else void action();
   }
 
   private async claim(): Promise<void> {
@@ -188,7 +201,8 @@ export class ReviewSession implements SignedInView {
             this.end(`Your lease lapsed and ${notice.event?.actor ?? 'another reviewer'} claimed the item. Press N for the next item.`);
             break;
           case 'RELEASED':
-            this.end('The lease was released: the item is back in the queue.');
+            // Heard before the answer to this page's own release, it reads the same as that answer.
+            this.end(this.lease.releasing ? RELEASED_HERE : 'The lease was released: the item is back in the queue.');
             break;
           case 'DECIDED':
             this.end('The item was decided.');
@@ -272,11 +286,16 @@ export class ReviewSession implements SignedInView {
     if (this.busy) return;
     const lease = this.liveLease('release');
     if (!lease) return;
+    lease.releasing = true;
     await this.run(async () => {
-      const { releaseLease } = await this.api.query(ReviewReleaseMutation, { token: lease.token });
-      if (isRefusal(releaseLease)) return this.refused(lease, releaseLease);
-      this.end('You released the item: it is back in the queue. Press N for the next item.');
-      claimButton.focus();
+      try {
+        const { releaseLease } = await this.api.query(ReviewReleaseMutation, { token: lease.token });
+        if (isRefusal(releaseLease)) return this.refused(lease, releaseLease);
+        this.end(RELEASED_HERE);
+        claimButton.focus();
+      } finally {
+        lease.releasing = false;
+      }
     });
   }
 
@@ -290,6 +309,7 @@ export class ReviewSession implements SignedInView {
   private async run(work: () => Promise<void>): Promise<void> {
     this.busy = true;
     this.problem(null);
+    byId('review').setAttribute('aria-busy', 'true');
     try {
       await work();
     } catch (error) {
@@ -298,6 +318,10 @@ export class ReviewSession implements SignedInView {
       else this.problem(error instanceof Error ? error.message : String(error));
     } finally {
       this.busy = false;
+      byId('review').removeAttribute('aria-busy');
+      const next = this.next;
+      this.next = null;
+      if (!this.stopped) next?.();
     }
   }
 
