@@ -19,11 +19,17 @@ const config: CodegenConfig = {
       },
     },
     // Which types each union and interface may be, for client caches that read fragments on them
-    // (`... on Error`, `... on Node`): Apollo's InMemoryCache `possibleTypes`, urql Graphcache's schema
-    // awareness. Checked for drift with the rest (scripts/check-drift.ts); see docs/clients.md.
+    // (`... on Error`, `... on Node`): Apollo's InMemoryCache `possibleTypes`. Checked for drift with the rest (scripts/check-drift.ts); see docs/clients.md.
     'examples/clients/possible-types.ts': {
       plugins: ['fragment-matcher'],
       config: { apolloClientVersion: 3, useExplicitTyping: true },
+    },
+    // urql Graphcache's schema awareness: the schema, minified (types, fields and what implements what). With
+    // only `possibleTypes`, Graphcache 9 still walks every fragment when it writes a result, and warns of each
+    // field a fragment on another type asks for (`... on Error { message }` on a payload).
+    'examples/clients/urql-schema.ts': {
+      plugins: ['urql-introspection'],
+      config: { module: 'es2015', useTypeImports: true },
     },
     // The example clients' trusted documents (examples/clients/gql/persisted-documents.json): they send their
     // operations by these hashes (docs/clients.md).

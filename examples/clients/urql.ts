@@ -1,5 +1,5 @@
-// urql against Leasehold: Graphcache (normalized, with the generated possibleTypes so fragments on unions and
-// interfaces read right), queries and mutations by POST (a GET would need Yoga's CSRF header), subscriptions
+// urql against Leasehold: Graphcache (normalized, told the schema so fragments on unions and interfaces read
+// right, and which types have no id: graphcache.ts), queries and mutations by POST (a GET would need Yoga's CSRF header), subscriptions
 // over graphql-ws. Adds an item, claims and decides it, and watches both happen on a subscription. Run it:
 //   LEASEHOLD_PROPOSER_KEY=… LEASEHOLD_REVIEWER_KEY=… LEASEHOLD_VIEWER_KEY=… LEASEHOLD_CATEGORY=… npx tsx examples/clients/urql.ts
 // (docs/clients.md; test/e2e/client-examples.test.ts runs it against a real server).
@@ -7,6 +7,7 @@ import { Client, fetchExchange, gql, makeOperation, mapExchange, subscriptionExc
 import { cacheExchange } from '@urql/exchange-graphcache';
 import { createClient } from 'graphql-ws';
 import WebSocket from 'ws';
+import { graphcacheOptions } from './graphcache.js';
 import {
   ADD,
   CLAIM,
@@ -23,7 +24,6 @@ import {
   WATCH,
   Watch,
 } from './operations.js';
-import possibleTypes from './possible-types.js';
 
 /** A client for one key. */
 export function leaseholdUrql(url: string, key: string): { client: Client; close(): Promise<void> } {
@@ -39,7 +39,7 @@ export function leaseholdUrql(url: string, key: string): { client: Client; close
     preferGetMethod: false,
     fetchOptions: { headers: { authorization } },
     exchanges: [
-      cacheExchange({ possibleTypes: possibleTypes.possibleTypes }),
+      cacheExchange(graphcacheOptions),
       // Each operation goes by its hash in the examples' manifest: over HTTP without its text (urql leaves it
       // out when extensions.persistedQuery is set), over graphql-ws with both (the server runs the manifest's).
       mapExchange({
