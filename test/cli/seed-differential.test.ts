@@ -26,7 +26,10 @@ describe.runIf(SEED_A_TESTS_RUN)(`leasehold vs seed A (review_leases.py)${SEED_A
   const seed = useSeedScript();
   const scenario = (body: (d: Differential) => Promise<void>, options: { init?: boolean } = {}) => run(seed.path, body, options);
 
-  describe.concurrent('commands', () => {
+  // Each scenario starts dozens of processes one after another (seed A's Python, leasehold's Node: 0.5–1 s each on a
+  // busy machine), five scenarios at a time beside the other test files: a CI run on 2026-12-06 saw four of them pass
+  // 60 s. A limit on how long they may take, not a measure of their speed.
+  describe.concurrent('commands', { timeout: 180_000 }, () => {
     it("the seed's own walkthrough: init, add, claim, claimed:false, renew, decide, decide again, show", () =>
       scenario(async (d) => {
         await d.expect(add('batch-20261005', 'C-001'), { exit: 0, json: { added: true, batch_id: 'batch-20261005', record_id: 'C-001' } });

@@ -11,13 +11,15 @@ import type { Actor } from '../../src/services/context.js';
 import {
   claimExecution,
   claimProposal,
+  holdProposal,
   reportExecutionResult,
   reportTargetState,
+  resumeProposal,
   reviewProposal,
   startExecutionAttempt,
   submitProposal,
 } from '../../src/services/proposals/index.js';
-import { launchChromium, waitForText, watchForErrors } from '../support/dashboard-browser.js';
+import { holdAnswer, launchChromium, waitForText, watchForErrors } from '../support/dashboard-browser.js';
 import { EXECUTOR, PROPOSER, proposalInput } from '../support/proposals.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
@@ -58,6 +60,22 @@ async function approver(
   await input.press('Enter');
   await waitForText(page.locator('#viewer-name'), `${name} (${roles.join(', ')})`);
   return { page, problems };
+}
+
+/** Every text `selector` shows from now on, in order (a MutationObserver in the page). */
+async function recordTexts(page: Page, selector: string): Promise<() => Promise<string[]>> {
+  const key = `shown:${selector}`;
+  await page.evaluate(
+    ([selector, key]) => {
+      const node = document.querySelector(selector);
+      if (!node) throw new Error(`${selector} is not on the page`);
+      const shown: string[] = [];
+      (window as unknown as Record<string, string[]>)[key] = shown;
+      new MutationObserver(() => shown.push(node.textContent ?? '')).observe(node, { childList: true, subtree: true, characterData: true });
+    },
+    [selector, key] as const,
+  );
+  return () => page.evaluate((key) => (window as unknown as Record<string, string[]>)[key] ?? [], key);
 }
 
 /** Opens the proposal for `recordId` from the queue (the current filters). */
@@ -166,6 +184,59 @@ describe('the approvals page against a server', () => {
     await waitForText(ito.page.locator('#p-policy'), /^2 of 2 approvals/);
     await waitForText(board.page.locator('#prop-risk-HIGH'), '0');
     expect(ito.problems).toEqual([]);
+  });
+
+  it('lists what the filters last asked for, whatever order the answers come back in', async () => {
+    await submitProposal(deps(), PROPOSER, proposalInput('sku-6'));
+    await submitProposal(deps(), PROPOSER, proposalInput('sku-7'));
+    await reportTargetState(deps(), executor, { targetSystem: 'shop', targetId: 'sku-7', fingerprint: 'v2-sku-7' });
+    const client = await server.as('sato', ['REVIEWER']);
+    const context = await browser.newContext({ viewport: { width: 1400, height: 1000 }, locale: 'en-GB', timezoneId: 'UTC' });
+    contexts.push(context);
+    const page = await context.newPage();
+    const problems = watchForErrors(page);
+    // The first list (PENDING, the page's default) is answered only after the one the viewer asked for next (STALE).
+    const states = (variables: Record<string, unknown>) => (variables.filter as { states?: string[] } | undefined)?.states?.join();
+    const pendingList = holdAnswer(page, (variables) => 'first' in variables && states(variables) === 'PENDING');
+    const staleList = holdAnswer(page, (variables) => 'first' in variables && states(variables) === 'STALE');
+    await page.goto(`${server.url}/approvals`);
+    await page.getByLabel('API key or JWT', { exact: true }).fill(client.key);
+    await page.keyboard.press('Enter');
+    const pending = await pendingList.request;
+    const shown = await recordTexts(page, '#queue-body');
+    await page.getByLabel('State').selectOption('STALE');
+    await page.getByRole('button', { name: 'Apply' }).click();
+    const stale = await staleList.request;
+    await pending.release();
+    await stale.release();
+    await page.locator('#queue-body tr').filter({ hasText: 'sku-7' }).waitFor();
+    // The earlier ask's answer, come last, is never shown: neither before the later one nor over it.
+    expect(await page.locator('#queue-body').textContent()).not.toContain('sku-6');
+    expect((await shown()).filter((text) => text.includes('sku-6'))).toEqual([]);
+    expect(problems).toEqual([]);
+  });
+
+  it('shows the open proposal as the latest ask found it, whatever order the answers come back in', async () => {
+    const { proposal } = await submitProposal(deps(), PROPOSER, proposalInput('sku-9'));
+    const { page, problems } = await approver('sato', ['REVIEWER']);
+    await open(page, 'sku-9');
+    const lead: Actor = { name: 'lead', authenticated: true };
+    const detail = (variables: Record<string, unknown>) => Object.keys(variables).join() === 'id';
+    // The page reads the proposal again on hearing of the hold, and again on hearing of the resumption; the first
+    // read's answer (ON_HOLD) reaches it only after the second's has been asked for.
+    const afterHold = holdAnswer(page, detail);
+    await holdProposal(deps(), lead, { id: proposal.id, reason: 'Checking the price list.' });
+    const held = await afterHold.request;
+    const afterResume = holdAnswer(page, detail);
+    await resumeProposal(deps(), lead, { id: proposal.id, reason: 'Checked.' });
+    const resumed = await afterResume.request;
+    const shown = await recordTexts(page, '#proposal-state');
+    await held.release();
+    await resumed.release();
+    await waitForText(page.locator('#p-history li').first(), /^PROPOSAL_RESUMED by lead, /);
+    expect(await page.locator('#proposal-state').textContent()).toMatch(/^PENDING/);
+    expect((await shown()).filter((text) => text.startsWith('ON_HOLD'))).toEqual([]);
+    expect(problems).toEqual([]);
   });
 
   it('an operator reconciles an OUTCOME_UNKNOWN; a viewer gets no action buttons', async () => {

@@ -7,7 +7,7 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildWeb } from '../../scripts/build-web.js';
-import { ask, launchChromium, signIn, waitForText, watchForErrors } from '../support/dashboard-browser.js';
+import { ask, holdAnswer, launchChromium, signIn, waitForText, watchForErrors } from '../support/dashboard-browser.js';
 import { type TestDatabase, testDatabase } from '../support/database.js';
 import { createKeys, type FakeClockServer, type KeyHolder, startFakeClockServer } from '../support/process.js';
 
@@ -71,32 +71,6 @@ async function addBatch(count: number): Promise<string> {
   }));
   await ask(server.url, proposer, ADD_ITEMS, { items });
   return batchId;
-}
-
-/**
- * Holds back the answer to the page's next GraphQL POST whose variables `match`: the request reaches the server
- * and is carried out; its answer reaches the page only after `release()`.
- */
-function held(page: Page, match: (variables: Record<string, unknown>) => boolean): { request: Promise<{ release: () => void }> } {
-  let resolve: (value: { release: () => void }) => void = () => {};
-  const request = new Promise<{ release: () => void }>((done) => {
-    resolve = done;
-  });
-  let taken = false;
-  void page.route('**/graphql', async (route) => {
-    const body = route.request().postDataJSON() as { variables?: Record<string, unknown> } | null;
-    if (taken || route.request().method() !== 'POST' || !match(body?.variables ?? {})) return route.fallback();
-    taken = true;
-    const response = await route.fetch();
-    let release: () => void = () => {};
-    const answered = new Promise<void>((done) => {
-      release = done;
-    });
-    resolve({ release });
-    await answered;
-    await route.fulfill({ response });
-  });
-  return { request };
 }
 
 async function items(batchId: string): Promise<Map<string, ItemRow>> {
@@ -221,13 +195,13 @@ describe('the reviewer page against a server process', () => {
     const record = await claimed(page);
     // The renewal's answer is held back until L has been pressed: the page hears the renewal on its live
     // connection first (the countdown moves), and L, pressed then, must not be lost.
-    const renewing = held(page, (variables) => 'leaseSeconds' in variables && 'token' in variables);
+    const renewing = holdAnswer(page, (variables) => 'leaseSeconds' in variables && 'token' in variables);
     await page.keyboard.press('e');
     const renewal = await renewing.request;
     await waitForText(page.locator('#lease-countdown'), /until 09:\d\d:\d\d$/);
     expect(await page.locator('#review').getAttribute('aria-busy')).toBe('true');
     // The release, in turn, is answered only after the page has heard of it live: it reads as this page's own.
-    const releasing = held(page, (variables) => Object.keys(variables).join() === 'token');
+    const releasing = holdAnswer(page, (variables) => Object.keys(variables).join() === 'token');
     await page.keyboard.press('l');
     renewal.release();
     const release = await releasing.request;

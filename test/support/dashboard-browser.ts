@@ -58,3 +58,42 @@ export function watchForErrors(page: Page): string[] {
   });
   return problems;
 }
+
+/** A GraphQL answer held back on its way to the page; `release()` hands it over and resolves once it is handed. */
+export type HeldAnswer = { release: () => Promise<void> };
+
+/**
+ * Holds back the answer to the page's next GraphQL POST whose variables `match`: the request reaches the server
+ * and is carried out; its answer reaches the page only after `release()`. `request` resolves once it was sent.
+ */
+export function holdAnswer(page: Page, match: (variables: Record<string, unknown>) => boolean): { request: Promise<HeldAnswer> } {
+  let resolve: (value: HeldAnswer) => void = () => {};
+  const request = new Promise<HeldAnswer>((done) => {
+    resolve = done;
+  });
+  let taken = false;
+  void page.route('**/graphql', async (route) => {
+    const body = route.request().postDataJSON() as { variables?: Record<string, unknown> } | null;
+    if (taken || route.request().method() !== 'POST' || !match(body?.variables ?? {})) return route.fallback();
+    taken = true;
+    const response = await route.fetch();
+    let answer: () => void = () => {};
+    const answered = new Promise<void>((done) => {
+      answer = done;
+    });
+    let handed: () => void = () => {};
+    const handedOver = new Promise<void>((done) => {
+      handed = done;
+    });
+    resolve({
+      release: () => {
+        answer();
+        return handedOver;
+      },
+    });
+    await answered;
+    await route.fulfill({ response });
+    handed();
+  });
+  return { request };
+}

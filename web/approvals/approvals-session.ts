@@ -41,6 +41,9 @@ export class ApprovalsSession implements SignedInView {
   private unsubscribe: (() => void) | null = null;
   private reloadTimer: ReturnType<typeof setTimeout> | null = null;
   private lastQueueLoad = 0;
+  /** How many times the queue and the open proposal were asked for: only the latest ask's answer is shown. */
+  private queueAsks = 0;
+  private proposalAsks = 0;
   private busy = false;
   private stopped = false;
 
@@ -133,9 +136,12 @@ export class ApprovalsSession implements SignedInView {
 
   private async loadQueue(): Promise<void> {
     this.lastQueueLoad = performance.now();
+    const ask = ++this.queueAsks;
     const sentAt = performance.now();
     const data = await this.api.query(ProposalQueueQuery, { filter: this.filter(), first: PAGE }, (now) => this.clock.observe(now, sentAt));
-    if (this.stopped) return;
+    // Answers can come back in any order (HTTP requests in parallel): an earlier ask's, e.g. before the filters
+    // changed or before a later event, must not replace what a later ask has shown or will show.
+    if (this.stopped || ask !== this.queueAsks) return;
     const rows = data.proposals.edges.map((edge) => edge.node);
     byId('queue-body').replaceChildren(...rows.map((row) => this.row(row)));
     byId('queue-note').textContent =
@@ -177,9 +183,11 @@ export class ApprovalsSession implements SignedInView {
 
   private async openProposal(id: string, focus = true): Promise<void> {
     this.openId = id;
+    const ask = ++this.proposalAsks;
     const sentAt = performance.now();
     const data = await this.api.query(ProposalDetailQuery, { id }, (now) => this.clock.observe(now, sentAt));
-    if (this.stopped || this.openId !== id) return;
+    // The latest ask only: another proposal opened since, or a reload asked after this one, has the newer answer.
+    if (this.stopped || ask !== this.proposalAsks) return;
     const node = data.node;
     if (!isProposal(node)) throw new Error('That proposal no longer exists.');
     this.open = node;
