@@ -197,8 +197,8 @@ describe('the approvals page against a server', () => {
     const problems = watchForErrors(page);
     // The first list (PENDING, the page's default) is answered only after the one the viewer asked for next (STALE).
     const states = (variables: Record<string, unknown>) => (variables.filter as { states?: string[] } | undefined)?.states?.join();
-    const pendingList = holdAnswer(page, (variables) => 'first' in variables && states(variables) === 'PENDING');
-    const staleList = holdAnswer(page, (variables) => 'first' in variables && states(variables) === 'STALE');
+    const pendingList = await holdAnswer(page, (variables) => 'first' in variables && states(variables) === 'PENDING');
+    const staleList = await holdAnswer(page, (variables) => 'first' in variables && states(variables) === 'STALE');
     await page.goto(`${server.url}/approvals`);
     await page.getByLabel('API key or JWT', { exact: true }).fill(client.key);
     await page.keyboard.press('Enter');
@@ -224,10 +224,10 @@ describe('the approvals page against a server', () => {
     const detail = (variables: Record<string, unknown>) => Object.keys(variables).join() === 'id';
     // The page reads the proposal again on hearing of the hold, and again on hearing of the resumption; the first
     // read's answer (ON_HOLD) reaches it only after the second's has been asked for.
-    const afterHold = holdAnswer(page, detail);
+    const afterHold = await holdAnswer(page, detail);
     await holdProposal(deps(), lead, { id: proposal.id, reason: 'Checking the price list.' });
     const held = await afterHold.request;
-    const afterResume = holdAnswer(page, detail);
+    const afterResume = await holdAnswer(page, detail);
     await resumeProposal(deps(), lead, { id: proposal.id, reason: 'Checked.' });
     const resumed = await afterResume.request;
     const shown = await recordTexts(page, '#proposal-state');

@@ -195,13 +195,13 @@ describe('the reviewer page against a server process', () => {
     const record = await claimed(page);
     // The renewal's answer is held back until L has been pressed: the page hears the renewal on its live
     // connection first (the countdown moves), and L, pressed then, must not be lost.
-    const renewing = holdAnswer(page, (variables) => 'leaseSeconds' in variables && 'token' in variables);
+    const renewing = await holdAnswer(page, (variables) => 'leaseSeconds' in variables && 'token' in variables);
     await page.keyboard.press('e');
     const renewal = await renewing.request;
     await waitForText(page.locator('#lease-countdown'), /until 09:\d\d:\d\d$/);
     expect(await page.locator('#review').getAttribute('aria-busy')).toBe('true');
     // The release, in turn, is answered only after the page has heard of it live: it reads as this page's own.
-    const releasing = holdAnswer(page, (variables) => Object.keys(variables).join() === 'token');
+    const releasing = await holdAnswer(page, (variables) => Object.keys(variables).join() === 'token');
     await page.keyboard.press('l');
     renewal.release();
     const release = await releasing.request;

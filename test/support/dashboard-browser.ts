@@ -65,17 +65,29 @@ export type HeldAnswer = { release: () => Promise<void> };
 /**
  * Holds back the answer to the page's next GraphQL POST whose variables `match`: the request reaches the server
  * and is carried out; its answer reaches the page only after `release()`. `request` resolves once it was sent.
+ * Resolves once the browser routes requests through it: a request the page sends after that is caught (one sent
+ * while the route was still being set up would pass it by, and `request` would never resolve).
  */
-export function holdAnswer(page: Page, match: (variables: Record<string, unknown>) => boolean): { request: Promise<HeldAnswer> } {
+export async function holdAnswer(
+  page: Page,
+  match: (variables: Record<string, unknown>) => boolean,
+  timeout = 15_000,
+): Promise<{ request: Promise<HeldAnswer> }> {
   let resolve: (value: HeldAnswer) => void = () => {};
-  const request = new Promise<HeldAnswer>((done) => {
+  let fail: (error: Error) => void = () => {};
+  const request = new Promise<HeldAnswer>((done, failed) => {
     resolve = done;
+    fail = failed;
   });
+  // Says so, rather than waiting out the test's limit, when the page never sends it.
+  const unsent = setTimeout(() => fail(new Error(`holdAnswer: the page sent no matching request within ${timeout} ms`)), timeout);
+  request.catch(() => {});
   let taken = false;
-  void page.route('**/graphql', async (route) => {
+  await page.route('**/graphql', async (route) => {
     const body = route.request().postDataJSON() as { variables?: Record<string, unknown> } | null;
     if (taken || route.request().method() !== 'POST' || !match(body?.variables ?? {})) return route.fallback();
     taken = true;
+    clearTimeout(unsent);
     const response = await route.fetch();
     let answer: () => void = () => {};
     const answered = new Promise<void>((done) => {
