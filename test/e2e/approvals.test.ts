@@ -41,25 +41,32 @@ afterAll(async () => {
   await server?.stop();
 });
 
-/** `name`'s page, signed in with a key of `roles`. */
-async function approver(
+/**
+ * `name`'s page (`/approvals` unless `path` says otherwise), signed in with a key of `roles`; `prepare` runs on the
+ * new page before it is opened (routes set up before its first request), and what it returns is `prepared`.
+ */
+async function approver<T = void>(
   name: string,
   roles: Role[],
-  pagePath = '/approvals',
-  keyLabel = 'API key or JWT',
-): Promise<{ page: Page; problems: string[] }> {
+  {
+    path = '/approvals',
+    keyLabel = 'API key or JWT',
+    prepare,
+  }: { path?: string; keyLabel?: string; prepare?: (page: Page) => Promise<T> } = {},
+): Promise<{ page: Page; problems: string[]; prepared: T }> {
   const client = await server.as(name, roles);
   const context = await browser.newContext({ viewport: { width: 1400, height: 1000 }, locale: 'en-GB', timezoneId: 'UTC' });
   contexts.push(context);
   const page = await context.newPage();
   const problems = watchForErrors(page);
-  const response = await page.goto(`${server.url}${pagePath}`);
+  const prepared = (await prepare?.(page)) as T;
+  const response = await page.goto(`${server.url}${path}`);
   expect(response?.headers()['content-security-policy']).toContain("default-src 'none'");
   const input = page.getByLabel(keyLabel, { exact: true });
   await input.fill(client.key);
   await input.press('Enter');
   await waitForText(page.locator('#viewer-name'), `${name} (${roles.join(', ')})`);
-  return { page, problems };
+  return { page, problems, prepared };
 }
 
 /** Every text `selector` shows from now on, in order (a MutationObserver in the page). */
@@ -114,25 +121,20 @@ describe('the approvals page against a server', () => {
 
   it('approving revision 1 the page still shows after revision 2 replaced it: refused by the server, said, and revision 2 shown', async () => {
     await submitProposal(deps(), PROPOSER, proposalInput('sku-5'));
-    const client = await server.as('sato', ['REVIEWER']);
-    const context = await browser.newContext({ viewport: { width: 1400, height: 1000 }, locale: 'en-GB', timezoneId: 'UTC' });
-    contexts.push(context);
-    const page = await context.newPage();
-    const problems = watchForErrors(page);
     // The page's WebSocket goes through the test, which can hold back what the server pushes: the page does not hear
     // of revision 2 before its approval goes out (the race the live update otherwise closes).
     let holding = false;
     const held: (string | Buffer)[] = [];
     let toPage = (_message: string | Buffer): void => {};
-    await page.routeWebSocket(/\/graphql$/, (socket) => {
-      const upstream = socket.connectToServer();
-      toPage = (message) => socket.send(message);
-      upstream.onMessage((message) => (holding ? held.push(message) : socket.send(message)));
-      socket.onMessage((message) => upstream.send(message));
+    const { page, problems } = await approver('sato', ['REVIEWER'], {
+      prepare: (page) =>
+        page.routeWebSocket(/\/graphql$/, (socket) => {
+          const upstream = socket.connectToServer();
+          toPage = (message) => socket.send(message);
+          upstream.onMessage((message) => (holding ? held.push(message) : socket.send(message)));
+          socket.onMessage((message) => upstream.send(message));
+        }),
     });
-    await page.goto(`${server.url}/approvals`);
-    await page.getByLabel('API key or JWT', { exact: true }).fill(client.key);
-    await page.keyboard.press('Enter');
     await open(page, 'sku-5');
     holding = true;
     await reportTargetState(deps(), executor, { targetSystem: 'shop', targetId: 'sku-5', fingerprint: 'v2-sku-5' });
@@ -170,7 +172,7 @@ describe('the approvals page against a server', () => {
     const [sato, ito] = await Promise.all([approver('sato', ['REVIEWER']), approver('ito', ['REVIEWER'])]);
     await Promise.all([open(sato.page, 'sku-3'), open(ito.page, 'sku-3')]);
     // The dashboard counts it among the HIGH-risk proposals awaiting approval (a maintained count), until approved.
-    const board = await approver('wallboard', ['VIEWER'], '/dashboard', 'API key');
+    const board = await approver('wallboard', ['VIEWER'], { path: '/dashboard', keyLabel: 'API key' });
     await waitForText(board.page.locator('#prop-risk-HIGH'), '1');
     await waitForText(ito.page.locator('#p-policy'), /^0 of 2 approvals/);
     await waitForText(ito.page.locator('#p-after'), /^After your approval it still needs 1 more/);
@@ -190,18 +192,16 @@ describe('the approvals page against a server', () => {
     await submitProposal(deps(), PROPOSER, proposalInput('sku-6'));
     await submitProposal(deps(), PROPOSER, proposalInput('sku-7'));
     await reportTargetState(deps(), executor, { targetSystem: 'shop', targetId: 'sku-7', fingerprint: 'v2-sku-7' });
-    const client = await server.as('sato', ['REVIEWER']);
-    const context = await browser.newContext({ viewport: { width: 1400, height: 1000 }, locale: 'en-GB', timezoneId: 'UTC' });
-    contexts.push(context);
-    const page = await context.newPage();
-    const problems = watchForErrors(page);
     // The first list (PENDING, the page's default) is answered only after the one the viewer asked for next (STALE).
     const states = (variables: Record<string, unknown>) => (variables.filter as { states?: string[] } | undefined)?.states?.join();
-    const pendingList = await holdAnswer(page, (variables) => 'first' in variables && states(variables) === 'PENDING');
-    const staleList = await holdAnswer(page, (variables) => 'first' in variables && states(variables) === 'STALE');
-    await page.goto(`${server.url}/approvals`);
-    await page.getByLabel('API key or JWT', { exact: true }).fill(client.key);
-    await page.keyboard.press('Enter');
+    const list = (state: string) => (variables: Record<string, unknown>) => 'first' in variables && states(variables) === state;
+    const {
+      page,
+      problems,
+      prepared: [pendingList, staleList],
+    } = await approver('sato', ['REVIEWER'], {
+      prepare: async (page) => [await holdAnswer(page, list('PENDING')), await holdAnswer(page, list('STALE'))] as const,
+    });
     const pending = await pendingList.request;
     const shown = await recordTexts(page, '#queue-body');
     await page.getByLabel('State').selectOption('STALE');
@@ -250,7 +250,7 @@ describe('the approvals page against a server', () => {
     await reportExecutionResult(deps(), EXECUTOR, { token: execution?.token ?? '', outcome: 'UNKNOWN' });
 
     // The dashboard counts it as needing reconciliation, and links to the approvals page filtered to those.
-    const board = await approver('wallboard', ['VIEWER'], '/dashboard', 'API key');
+    const board = await approver('wallboard', ['VIEWER'], { path: '/dashboard', keyLabel: 'API key' });
     await waitForText(board.page.locator('#prop-unknown'), '1');
     await board.page.locator('#prop-unknown').click();
     await waitForText(board.page.locator('#queue-note'), /^1 proposals/);
@@ -274,7 +274,7 @@ describe('the approvals page against a server', () => {
     await page.getByRole('button', { name: 'Reconcile' }).click();
     await waitForText(page.locator('#proposal-state'), /^EXECUTED/);
     await waitForText(page.locator('#p-history li').first(), /^PROPOSAL_RECONCILED by ops, /);
-    const dashboard = await approver('wallboard', ['VIEWER'], '/dashboard', 'API key');
+    const dashboard = await approver('wallboard', ['VIEWER'], { path: '/dashboard', keyLabel: 'API key' });
     await waitForText(dashboard.page.locator('#prop-unknown'), '0');
     expect(problems).toEqual([]);
   });

@@ -203,10 +203,10 @@ describe('the reviewer page against a server process', () => {
     // The release, in turn, is answered only after the page has heard of it live: it reads as this page's own.
     const releasing = await holdAnswer(page, (variables) => Object.keys(variables).join() === 'token');
     await page.keyboard.press('l');
-    renewal.release();
+    void renewal.release();
     const release = await releasing.request;
     await waitForText(page.locator('#lease-state'), /^You released the item: it is back in the queue/);
-    release.release();
+    void release.release();
     await expect.poll(async () => page.locator('#review').getAttribute('aria-busy')).toBe(null);
     expect((await items(batchId)).get(record)?.claimState).toBe('UNCLAIMED');
     await waitForText(page.locator('#lease-state'), /^You released the item/);

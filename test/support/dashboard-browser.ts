@@ -59,29 +59,34 @@ export function watchForErrors(page: Page): string[] {
   return problems;
 }
 
+/** A promise and the functions that settle it. */
+function deferred<T = void>(): { promise: Promise<T>; resolve: (value: T) => void; reject: (error: Error) => void } {
+  let resolve: (value: T) => void = () => {};
+  let reject: (error: Error) => void = () => {};
+  const promise = new Promise<T>((done, failed) => {
+    resolve = done;
+    reject = failed;
+  });
+  return { promise, resolve, reject };
+}
+
 /** A GraphQL answer held back on its way to the page; `release()` hands it over and resolves once it is handed. */
 export type HeldAnswer = { release: () => Promise<void> };
 
 /**
- * Holds back the answer to the page's next GraphQL POST whose variables `match`: the request reaches the server
- * and is carried out; its answer reaches the page only after `release()`. `request` resolves once it was sent.
- * Resolves once the browser routes requests through it: a request the page sends after that is caught (one sent
- * while the route was still being set up would pass it by, and `request` would never resolve).
+ * Holds back the answer to the page's next GraphQL POST whose variables `match`: the request reaches the server and
+ * is carried out; its answer reaches the page only after `release()`. Resolves once the route is in place, so a
+ * request the page sends after that is caught; `request` resolves when it is sent, and fails after `timeout` if it
+ * never is (rather than the test waiting out its own limit).
  */
 export async function holdAnswer(
   page: Page,
   match: (variables: Record<string, unknown>) => boolean,
   timeout = 15_000,
 ): Promise<{ request: Promise<HeldAnswer> }> {
-  let resolve: (value: HeldAnswer) => void = () => {};
-  let fail: (error: Error) => void = () => {};
-  const request = new Promise<HeldAnswer>((done, failed) => {
-    resolve = done;
-    fail = failed;
-  });
-  // Says so, rather than waiting out the test's limit, when the page never sends it.
-  const unsent = setTimeout(() => fail(new Error(`holdAnswer: the page sent no matching request within ${timeout} ms`)), timeout);
-  request.catch(() => {});
+  const sent = deferred<HeldAnswer>();
+  sent.promise.catch(() => {});
+  const unsent = setTimeout(() => sent.reject(new Error(`holdAnswer: the page sent no matching request within ${timeout} ms`)), timeout);
   let taken = false;
   await page.route('**/graphql', async (route) => {
     const body = route.request().postDataJSON() as { variables?: Record<string, unknown> } | null;
@@ -89,23 +94,17 @@ export async function holdAnswer(
     taken = true;
     clearTimeout(unsent);
     const response = await route.fetch();
-    let answer: () => void = () => {};
-    const answered = new Promise<void>((done) => {
-      answer = done;
-    });
-    let handed: () => void = () => {};
-    const handedOver = new Promise<void>((done) => {
-      handed = done;
-    });
-    resolve({
+    const released = deferred();
+    const handed = deferred();
+    sent.resolve({
       release: () => {
-        answer();
-        return handedOver;
+        released.resolve();
+        return handed.promise;
       },
     });
-    await answered;
+    await released.promise;
     await route.fulfill({ response });
-    handed();
+    handed.resolve();
   });
-  return { request };
+  return { request: sent.promise };
 }
